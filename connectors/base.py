@@ -1,0 +1,209 @@
+"""The contract between the runtime and every connector.
+
+Lifecycle of a source: the runtime builds a ``ScanContext`` for a table scan and
+calls the factory's ``scan(ctx)``; the connector pops every option it knows from
+``ctx.options`` and calls ``ctx.options.finish()`` (leftover keys are an error that
+lists the valid ones), then returns a ``ScanResult``: a Spark DataFrame with the
+table's physical columns plus the boolean column ``__eoi``.
+
+End of input (Flink semantics, see DESIGN.md): a *bounded* source, in streaming
+mode, emits exactly one extra row with ``__eoi = true`` after all its data rows
+(all other columns null), in a later micro-batch than any data row, and then at
+least one more micro-batch (possibly empty), so that Spark's watermark, pushed to
+the maximum by the runtime when it sees the ``__eoi`` row, fires every window.
+``end_check`` tells the runtime, from Spark's progress report for this source,
+when that has happened and the query may be stopped. In batch mode no ``__eoi``
+row is emitted (the column is all false) and ``end_check`` is ignored.
+
+Sinks: the runtime hands ``write_stream``/``write_batch`` a DataFrame whose columns
+are the sink's columns (Spark types from ``DataType.to_spark()``), plus ``__op``
+(``+I``/``-U``/``+U``/``-D``) when the input is an updating changelog.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Optional
+
+from sqlengine.errors import ConnectorError
+from sqlengine.types import DataType
+
+EOI = "__eoi"
+OP = "__op"
+SECRET_KEYS = ("password", "sasl.jaas.config", "secret", "token")
+
+
+class Options:
+    """Connector options (``WITH (...)``), popped one by one and then exhausted."""
+
+    def __init__(self, connector: str, options: dict[str, str]):
+        self.connector = connector
+        self._all = dict(options)
+        self._left = dict(options)
+        self._known: list[str] = ["connector"]
+        self._left.pop("connector", None)
+
+    def _note(self, key: str) -> None:
+        if key not in self._known:
+            self._known.append(key)
+
+    def pop(self, key: str, default: Optional[str] = None) -> Optional[str]:
+        self._note(key)
+        return self._left.pop(key, default)
+
+    def require(self, key: str) -> str:
+        value = self.pop(key)
+        if value is None:
+            raise ConnectorError(
+                f"Missing required option '{key}' for connector '{self.connector}'.")
+        return value
+
+    def pop_int(self, key: str, default: Optional[int] = None) -> Optional[int]:
+        raw = self.pop(key)
+        if raw is None:
+            return default
+        try:
+            return int(raw.strip())
+        except ValueError:
+            raise ConnectorError(
+                f"Invalid value for option '{key}' of connector '{self.connector}': "
+                f"'{raw}' is not an integer.") from None
+
+    def pop_bool(self, key: str, default: bool = False) -> bool:
+        raw = self.pop(key)
+        if raw is None:
+            return default
+        low = raw.strip().lower()
+        if low not in ("true", "false"):
+            raise ConnectorError(
+                f"Invalid value for option '{key}' of connector '{self.connector}': "
+                f"'{raw}' is not a boolean (true or false).")
+        return low == "true"
+
+    def pop_choice(self, key: str, choices: Iterable[str], default: Optional[str] = None) -> Optional[str]:
+        choices = list(choices)
+        raw = self.pop(key, default)
+        if raw is not None and raw not in choices:
+            raise ConnectorError(
+                f"Invalid value for option '{key}' of connector '{self.connector}': '{raw}'. "
+                f"Valid values: {', '.join(choices)}.")
+        return raw
+
+    def pop_prefix(self, prefix: str) -> dict[str, str]:
+        """Pop every key starting with ``prefix`` (e.g. ``fields.``); returns them whole."""
+        self._note(prefix + "*")
+        keys = [k for k in self._left if k.startswith(prefix)]
+        return {k: self._left.pop(k) for k in keys}
+
+    def remaining(self) -> dict[str, str]:
+        return dict(self._left)
+
+    def finish(self) -> None:
+        """Fail, naming the valid keys, if any option was not consumed."""
+        if self._left:
+            unknown = "\n".join(sorted(self._left))
+            valid = "\n".join(sorted(self._known))
+            raise ConnectorError(
+                f"Unsupported options found for '{self.connector}'.\n\n"
+                f"Unsupported options:\n\n{unknown}\n\nSupported options:\n\n{valid}")
+
+
+def redact(options: dict[str, str]) -> dict[str, str]:
+    """Options safe to print: values of secret keys replaced by ``******``."""
+    return {k: ("******" if any(s in k.lower() for s in SECRET_KEYS) else v)
+            for k, v in options.items()}
+
+
+@dataclass
+class ScanContext:
+    spark: Any  # pyspark.sql.SparkSession
+    streaming: bool
+    parallelism: int
+    table_name: str  # fully qualified, e.g. default_catalog.default_database.Bid
+    columns: list[tuple[str, DataType]]  # physical columns, in table order
+    options: Options
+    local_time_zone: str = "UTC"
+    job_id: str = "job"
+    conf: dict[str, str] = field(default_factory=dict)  # session configuration
+
+
+@dataclass
+class ScanResult:
+    df: Any  # pyspark.sql.DataFrame: physical columns + __eoi
+    explain: str
+    end_check: Optional[Callable[[dict], bool]] = None  # None: unbounded (never ends)
+    # Observed metrics (name -> Spark aggregate Column) reported when the job ends,
+    # e.g. the number of skipped malformed lines.
+    metrics: dict[str, Any] = field(default_factory=dict)
+    # Message template per metric, printed when the job ends and the value > 0.
+    metric_messages: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class SinkContext:
+    spark: Any
+    streaming: bool
+    parallelism: int
+    table_name: str
+    columns: list[tuple[str, DataType]]
+    options: Options
+    updating: bool  # input carries __op and may contain -U/+U/-D
+    local_time_zone: str = "UTC"
+    job_id: str = "job"
+    sink_id: str = "sink"  # deterministic operator id (stable across restarts)
+    conf: dict[str, str] = field(default_factory=dict)
+
+
+class Sink:
+    """A prepared sink. The runtime calls exactly one of the two writers."""
+
+    explain: str = ""
+
+    def write_stream(self, df: Any) -> Any:
+        """Return a configured ``DataStreamWriter`` (the runtime sets checkpoint and trigger)."""
+        raise NotImplementedError
+
+    def write_batch(self, df: Any) -> None:
+        raise NotImplementedError
+
+    def on_job_end(self, succeeded: bool) -> None:
+        """Called on the driver when the job ends (e.g. to print a summary)."""
+
+
+class ConnectorFactory:
+    """One per connector identifier (``'connector' = '<identifier>'``)."""
+
+    identifier: str = ""
+    # Whether the sink accepts update/delete changes (Flink's ChangelogMode of the sink).
+    accepts_updates: bool = False
+    # Whether the sink's options say it is append-only without building it.
+
+    def scan(self, ctx: ScanContext) -> ScanResult:
+        raise ConnectorError(f"Connector '{self.identifier}' can only be used as a sink.")
+
+    def sink(self, ctx: SinkContext) -> Sink:
+        raise ConnectorError(f"Connector '{self.identifier}' can only be used as a source.")
+
+    def validate_sink_options(self, options: dict[str, str]) -> None:
+        """Check options at planning time, before any Spark job (no side effects)."""
+
+
+_FACTORIES: dict[str, ConnectorFactory] = {}
+
+
+def register(factory: ConnectorFactory) -> ConnectorFactory:
+    _FACTORIES[factory.identifier] = factory
+    return factory
+
+
+def factory_for(identifier: Optional[str], table: str) -> ConnectorFactory:
+    if identifier is None:
+        raise ConnectorError(f"Table options do not contain an option key 'connector' for table '{table}'.")
+    if identifier not in _FACTORIES:
+        raise ConnectorError(
+            f"Could not find any factory for identifier '{identifier}' (table '{table}'). "
+            f"Available factory identifiers are: {', '.join(sorted(_FACTORIES))}")
+    return _FACTORIES[identifier]
+
+
+def known_connectors() -> list[str]:
+    return sorted(_FACTORIES)
