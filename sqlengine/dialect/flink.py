@@ -74,6 +74,10 @@ class FlinkParser(Parser):
     FUNCTION_PARSERS = {
         **Parser.FUNCTION_PARSERS,
         "DESCRIPTOR": lambda self: n.Descriptor(expressions=self._parse_csv(self._parse_column)),
+        "TIMESTAMPDIFF": lambda self: exp.Anonymous(
+            this="TIMESTAMPDIFF", expressions=self._parse_csv(self._parse_disjunction)),
+        "TIMESTAMPADD": lambda self: exp.Anonymous(
+            this="TIMESTAMPADD", expressions=self._parse_csv(self._parse_disjunction)),
     }
     NO_PAREN_FUNCTION_PARSERS = {**Parser.NO_PAREN_FUNCTION_PARSERS}
 

@@ -1,0 +1,176 @@
+"""GROUP BY binding: unbounded aggregates, window-TVF aggregates and legacy group windows.
+
+A window TVF followed by GROUP BY window_start, window_end becomes one
+``WindowAggregate`` (Flink's window aggregation: insert-only, fires on watermark);
+``GROUP BY TUMBLE(ts, ...)`` (legacy group window) becomes the same node. Any other
+GROUP BY is a ``GroupAggregate``, which in streaming mode produces updates.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from sqlglot import exp
+
+from sqlengine.binder.expressions import (ExprBinder, Scope, ScopeColumn, bind_aggregate_call)
+from sqlengine.errors import UnsupportedError, ValidationError
+from sqlengine.functions.registry import lookup_aggregate, lookup_scalar
+from sqlengine.plan import nodes as P
+
+WINDOW_PROPS = ("window_start", "window_end", "window_time")
+LEGACY = ("TUMBLE", "HOP", "SESSION")
+
+
+def _fname(node: exp.Expression) -> Optional[str]:
+    if isinstance(node, exp.Anonymous):
+        return node.name.upper()
+    if isinstance(node, exp.Func):
+        from sqlengine.binder.expressions import RENAMES
+        return RENAMES.get(type(node).__name__, node.sql_name().upper())
+    return None
+
+
+def _is_agg(node: exp.Expression) -> bool:
+    if isinstance(node, exp.Filter):
+        return True
+    name = _fname(node)
+    return name is not None and lookup_aggregate(name) is not None and lookup_scalar(name) is None
+
+
+def needs_aggregation(qb, select: exp.Select) -> bool:
+    if select.args.get("group") is not None:
+        return True
+    items = list(select.expressions) + ([select.args["having"]] if select.args.get("having") else [])
+    return any(_is_agg(n) for item in items for n in item.walk())
+
+
+def bind_aggregation(qb, select: exp.Select, rel) -> P.Node:
+    """Bind GROUP BY + aggregates + HAVING + the select list; returns the projected plan."""
+    group = select.args.get("group")
+    gexprs = list(group.expressions) if group is not None else []
+    if group is not None and (group.args.get("grouping_sets") or group.args.get("rollup") or group.args.get("cube")):
+        raise UnsupportedError("GROUPING SETS, ROLLUP and CUBE are not supported yet", qb.span(group))
+    in_scope = rel.scope(qb.source)
+    binder = ExprBinder(in_scope)
+    legacy = [g for g in gexprs if _fname(g) in LEGACY]
+    tvf = rel.node if isinstance(rel.node, P.WindowTableFunction) else None
+    window = None
+    width = len(rel.node.schema)
+    base = rel.node
+    if legacy:
+        window = _legacy_window(qb, legacy[0], binder)
+        gexprs = [g for g in gexprs if g is not legacy[0]]
+    elif tvf is not None:
+        bound = [binder.bind(g) for g in gexprs]
+        win_idx = {len(tvf.input.schema) + i: p for i, p in enumerate(WINDOW_PROPS)}
+        used = {win_idx[b.index] for b in bound if isinstance(b, P.ColRef) and b.index in win_idx}
+        if {"window_start", "window_end"} <= used:
+            window = tvf.window
+            base = tvf.input
+            width = len(base.schema)
+            gexprs = [g for g, b in zip(gexprs, bound) if not (isinstance(b, P.ColRef) and b.index in win_idx)]
+    key_exprs = [binder.bind(g) for g in gexprs]
+    extras = [e for e in key_exprs if not isinstance(e, P.ColRef)]
+    if extras:
+        projs = tuple(P.ColRef(f.type, i, f.name) for i, f in enumerate(base.schema)) + tuple(extras)
+        names = tuple(base.names()) + tuple(f"$f{width + i}" for i in range(len(extras)))
+        base = P.Calc(base, projs, names)
+    keys, k_extra = [], width
+    for e in key_exprs:
+        if isinstance(e, P.ColRef):
+            keys.append(e.index)
+        else:
+            keys.append(k_extra)
+            k_extra += 1
+    nprops = 3 if window is not None else 0
+    aggs: list[P.AggCall] = []
+
+    def on_aggregate(node: exp.Expression) -> P.Expr:
+        call = bind_aggregate_call(ExprBinder(agg_in_scope), node)
+        if call not in aggs:
+            aggs.append(call)
+        return P.ColRef(call.type, len(keys) + nprops + aggs.index(call), "agg")
+
+    agg_in_scope = Scope(in_scope.columns[:width], qb.source) if window is not None and not legacy else in_scope
+    post = _post_scope(qb, base, keys, key_exprs, gexprs, window, in_scope, nprops)
+    post.on_aggregate = on_aggregate
+    projs, names = _bind_select_list(select, post)
+    having = select.args.get("having")
+    cond = ExprBinder(post).bind(having.this) if having is not None else None
+    agg_names = tuple(f"EXPR${len(keys) + nprops + j}" for j in range(len(aggs)))
+    if window is not None:
+        agg_node: P.Node = P.WindowAggregate(base, window, tuple(keys), tuple(aggs), agg_names,
+                                             WINDOW_PROPS, WINDOW_PROPS, qb.streaming)
+    else:
+        agg_node = P.Aggregate(base, tuple(keys), tuple(aggs), agg_names)
+    projs = [_fix(p, agg_node) for p in projs]
+    cond = _fix(cond, agg_node) if cond is not None else None
+    return P.Calc(agg_node, tuple(projs), tuple(names), cond)
+
+
+def _fix(e: P.Expr, node: P.Node) -> P.Expr:
+    """Give agg ColRefs their final names (the Aggregate's output names)."""
+    from dataclasses import replace
+    if isinstance(e, P.ColRef):
+        return replace(e, name=node.schema[e.index].name)
+    if isinstance(e, P.Call):
+        return replace(e, args=tuple(_fix(a, node) for a in e.args))
+    if isinstance(e, P.Cast):
+        return replace(e, arg=_fix(e.arg, node))
+    return e
+
+
+def _post_scope(qb, base, keys, key_exprs, gexprs, window, in_scope, nprops) -> Scope:
+    cols = []
+    for pos, (k, e) in enumerate(zip(keys, key_exprs)):
+        qual = next((c.qualifier for c in in_scope.columns if isinstance(e, P.ColRef) and c.index == e.index), None)
+        cols.append(ScopeColumn(qual, base.schema[k].name, base.schema[k].type, pos))
+    scope = Scope(cols, qb.source)
+    if window is not None:
+        t = base.schema[window.time_col].type
+        for i, p in enumerate(WINDOW_PROPS):
+            from sqlengine import types as T
+            typ = T.DataType("TIMESTAMP", False, precision=3) if p != "window_time" else \
+                T.DataType(t.root, False, precision=t.precision, time_attr="ROWTIME" if qb.streaming else None)
+            cols.append(ScopeColumn(None, p, typ, len(keys) + i))
+            for prefix in LEGACY:
+                suffix = {"window_start": "_START", "window_end": "_END", "window_time": "_ROWTIME"}[p]
+                scope.overrides[prefix + suffix] = P.ColRef(typ, len(keys) + i, p)
+    for pos, (g, e) in enumerate(zip(gexprs, key_exprs)):
+        if not isinstance(e, P.ColRef):
+            scope.replacements.append((g, P.ColRef(e.type, pos, base.schema[keys[pos]].name)))
+    return scope
+
+
+def _bind_select_list(select: exp.Select, scope: Scope):
+    binder = ExprBinder(scope)
+    projs, names = [], []
+    for i, item in enumerate(select.expressions):
+        if isinstance(item, exp.Star):
+            for c in scope.columns:
+                projs.append(P.ColRef(c.type, c.index, c.name))
+                names.append(c.name)
+            continue
+        inner = item.this if isinstance(item, exp.Alias) else item
+        projs.append(binder.bind(inner))
+        names.append(item.alias if isinstance(item, exp.Alias) else
+                     inner.name if isinstance(inner, exp.Column) else f"EXPR${i}")
+    from sqlengine.binder.query import _dedupe
+    return projs, _dedupe(names)
+
+
+def _legacy_window(qb, call: exp.Expression, binder: ExprBinder) -> P.WindowSpec:
+    kind = _fname(call)
+    args = list(call.expressions)
+    tref = binder.bind(args[0])
+    if not isinstance(tref, P.ColRef):
+        raise ValidationError("A group window expects a time attribute as first argument", qb.span(call))
+    if qb.streaming and tref.type.time_attr is None:
+        raise ValidationError(
+            f"Window can only be defined on a time attribute column, but is type of {tref.type.sql(False)}",
+            qb.span(call))
+    ms = [qb.interval_ms(a) for a in args[1:]]
+    if kind == "TUMBLE":
+        return P.WindowSpec("TUMBLE", tref.index, ms[0])
+    if kind == "HOP":
+        return P.WindowSpec("HOP", tref.index, ms[1], slide_ms=ms[0])
+    return P.WindowSpec("SESSION", tref.index, 0, gap_ms=ms[0])

@@ -1,0 +1,424 @@
+"""Binding sqlglot expressions to typed plan expressions against a scope.
+
+Names resolve as in Flink: ``t.col`` (relation alias), ``col``, and nested ROW
+field access ``col.f.g`` or ``t.col.f``. A missing column is reported with Flink's
+message (``Column 'x' not found in any table``), the place, and the columns that
+do exist.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Callable, Optional
+
+from sqlglot import exp
+
+from sqlengine import types as T
+from sqlengine.binder.types import to_flink
+from sqlengine.dialect import nodes as dn
+from sqlengine.dialect.script import span_of
+from sqlengine.errors import Span, UnsupportedError, ValidationError
+from sqlengine.functions.registry import Arg, cast_allowed, lookup_aggregate, lookup_scalar
+from sqlengine.plan.nodes import Call, Cast, ColRef, Expr, Lit
+
+UNITS = {"YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND", "MILLISECOND",
+         "MICROSECOND", "NANOSECOND", "DOW", "DOY", "EPOCH", "DECADE", "CENTURY", "MILLENNIUM",
+         "ISODOW", "ISOYEAR", "SQL_TSI_DAY"}
+_UNIT_MS = {"MILLISECOND": 1, "SECOND": 1000, "MINUTE": 60000, "HOUR": 3600000, "DAY": 86400000,
+            "WEEK": 7 * 86400000}
+_UNIT_MONTHS = {"MONTH": 1, "YEAR": 12, "QUARTER": 3}
+
+BINARY = {
+    exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.Mod: "%", exp.EQ: "=",
+    exp.NEQ: "<>", exp.GT: ">", exp.GTE: ">=", exp.LT: "<", exp.LTE: "<=", exp.And: "AND",
+    exp.Or: "OR", exp.NullSafeEQ: "IS NOT DISTINCT FROM", exp.NullSafeNEQ: "IS DISTINCT FROM",
+    exp.DPipe: "||", exp.Like: "LIKE", exp.SimilarTo: "SIMILAR TO",
+}
+RENAMES = {"Length": "CHAR_LENGTH", "StrPosition": "POSITION", "Initcap": "INITCAP",
+           "Nullif": "NULLIF", "Coalesce": "COALESCE", "If": "IF", "Ceil": "CEIL",
+           "DayOfMonth": "DAYOFMONTH", "DayOfWeek": "DAYOFWEEK", "DayOfYear": "DAYOFYEAR",
+           "RegexpExtract": "REGEXP_EXTRACT", "RegexpReplace": "REGEXP_REPLACE",
+           "ConcatWs": "CONCAT_WS", "Substring": "SUBSTRING", "Pow": "POWER", "Ln": "LN",
+           "DateFormat": "DATE_FORMAT", "TimeToStr": "DATE_FORMAT", "ToChar": "DATE_FORMAT",
+           "StrToDate": "TO_DATE", "TsOrDsToDate": "TO_DATE", "StrToTime": "TO_TIMESTAMP",
+           "SplitPart": "SPLIT_INDEX", "Levenshtein": "LEVENSHTEIN", "ArrayAgg": "ARRAY_AGG",
+           "GroupConcat": "LISTAGG", "Stddev": "STDDEV_SAMP", "StddevPop": "STDDEV_POP",
+           "StddevSamp": "STDDEV_SAMP", "Variance": "VAR_SAMP", "VariancePop": "VAR_POP",
+           "ApproxDistinct": "APPROX_COUNT_DISTINCT", "LogicalAnd": "BOOL_AND", "LogicalOr": "BOOL_OR",
+           "CurrentTimestamp": "CURRENT_TIMESTAMP", "CurrentDate": "CURRENT_DATE", "Rand": "RAND",
+           "Sqrt": "SQRT", "Exp": "EXP", "Abs": "ABS", "Round": "ROUND", "Floor": "FLOOR",
+           "Upper": "UPPER", "Lower": "LOWER", "Replace": "REPLACE", "Concat": "CONCAT",
+           "Md5": "MD5", "SHA": "SHA1", "SHA2": "SHA256", "Reverse": "REVERSE", "Repeat": "REPEAT",
+           "Left": "LEFT", "Right": "RIGHT", "Greatest": "GREATEST", "Least": "LEAST",
+           "Sign": "SIGN", "Log": "LOG", "Month": "MONTH", "Year": "YEAR", "Quarter": "QUARTER",
+           "Week": "WEEK", "Hour": "HOUR", "Minute": "MINUTE", "Second": "SECOND", "Day": "DAYOFMONTH",
+           "Count": "COUNT", "Sum": "SUM", "Avg": "AVG", "Min": "MIN", "Max": "MAX",
+           "First": "FIRST_VALUE", "Last": "LAST_VALUE", "FirstValue": "FIRST_VALUE",
+           "LastValue": "LAST_VALUE", "Ascii": "ASCII", "Chr": "CHR", "ToBase64": "TO_BASE64",
+           "FromBase64": "FROM_BASE64", "Hex": "HEX", "Unhex": "UNHEX", "UnixToTime": "FROM_UNIXTIME",
+           "TimeToUnix": "UNIX_TIMESTAMP", "StrToUnix": "UNIX_TIMESTAMP", "ArraySize": "CARDINALITY",
+           "Trunc": "TRUNCATE", "Truncate": "TRUNCATE", "Uuid": "UUID", "RegexpLike": "REGEXP",
+           "Split": "SPLIT", "ConvertTimezone": "CONVERT_TZ", "Instr": "INSTR", "Overlay": "OVERLAY",
+           "Locate": "LOCATE"}
+
+
+@dataclass(frozen=True)
+class ScopeColumn:
+    qualifier: Optional[str]
+    name: str
+    type: T.DataType
+    index: int
+
+
+@dataclass
+class Scope:
+    """The columns visible to an expression: the input row of the current operator."""
+
+    columns: list[ScopeColumn]
+    source: str = ""  # script text, for spans
+    # sqlglot subtree -> bound replacement (group keys / aggregate results after GROUP BY)
+    replacements: list[tuple[exp.Expression, Expr]] = field(default_factory=list)
+    allow_aggregates: bool = False
+    on_aggregate: Optional[Callable[[exp.Expression], Expr]] = None
+    # function name -> bound value (legacy group-window properties like TUMBLE_START)
+    overrides: dict[str, Expr] = field(default_factory=dict)
+
+    def lookup(self, qualifier: Optional[str], name: str) -> list[ScopeColumn]:
+        found = [c for c in self.columns if c.name == name and (qualifier is None or
+                                                                  _same(c.qualifier, qualifier))]
+        if not found:
+            found = [c for c in self.columns if c.name.lower() == name.lower() and
+                     (qualifier is None or _same(c.qualifier, qualifier))]
+        return found
+
+    def has_qualifier(self, q: str) -> bool:
+        return any(_same(c.qualifier, q) for c in self.columns)
+
+
+def _same(a: Optional[str], b: Optional[str]) -> bool:
+    return a is not None and b is not None and a.lower() == b.lower()
+
+
+class ExprBinder:
+    """Binds one expression tree; dispatches on the sqlglot node class."""
+
+    def __init__(self, scope: Scope):
+        self.scope = scope
+
+    def span(self, node: exp.Expression) -> Optional[Span]:
+        return span_of(node, self.scope.source) if self.scope.source else None
+
+    def error(self, message: str, node: exp.Expression, hint: Optional[str] = None) -> ValidationError:
+        return ValidationError(message, self.span(node), hint)
+
+    def bind(self, node: exp.Expression) -> Expr:
+        for pattern, bound in self.scope.replacements:
+            if node == pattern:
+                return bound
+        if self.scope.overrides and isinstance(node, exp.Func):
+            fname = node.name.upper() if isinstance(node, exp.Anonymous) else node.sql_name().upper()
+            if fname in self.scope.overrides:
+                return self.scope.overrides[fname]
+        method = getattr(self, f"visit_{type(node).__name__}", None)
+        if method is not None:
+            return method(node)
+        if type(node) in BINARY:
+            return self.call(BINARY[type(node)], [node.this, node.expression], node)
+        if isinstance(node, exp.Func):
+            return self.visit_func(node)
+        raise UnsupportedError(f"Unsupported expression: {node.sql()}", self.span(node))
+
+    # -- leaves ----------------------------------------------------------------------
+    def visit_Column(self, node: exp.Column) -> Expr:
+        parts = [p.name for p in node.parts]
+        return self.resolve(parts, node)
+
+    def visit_Dot(self, node: exp.Dot) -> Expr:
+        base = self.bind(node.this)
+        return self.field_access(base, node.expression.name, node)
+
+    def resolve(self, parts: list[str], node: exp.Expression) -> Expr:
+        if len(parts) > 1 and self.scope.has_qualifier(parts[0]):
+            cols, rest = self.scope.lookup(parts[0], parts[1]), parts[2:]
+        else:
+            cols, rest = self.scope.lookup(None, parts[0]), parts[1:]
+            if not cols and len(parts) > 2 and self.scope.has_qualifier(parts[1]):
+                cols, rest = self.scope.lookup(parts[1], parts[2]), parts[3:]
+        if not cols:
+            missing = parts[1] if len(parts) > 1 and self.scope.has_qualifier(parts[0]) else parts[0]
+            names = ", ".join(dict.fromkeys(c.name for c in self.scope.columns))
+            raise self.error(f"Column '{missing}' not found in any table",
+                             node, f"available columns: {names}")
+        if len({c.index for c in cols}) > 1:
+            raise self.error(f"Column '{parts[-1]}' is ambiguous", node)
+        col = cols[0]
+        bound: Expr = ColRef(col.type, col.index, col.name)
+        for name in rest:
+            bound = self.field_access(bound, name, node)
+        return bound
+
+    def field_access(self, base: Expr, name: str, node: exp.Expression) -> Expr:
+        if base.type.root != "ROW":
+            raise self.error(f"Cannot access field '{name}' of a value of type {base.type}", node)
+        f = base.type.field(name)
+        if f is None:
+            fields = ", ".join(x.name for x in base.type.fields)
+            raise self.error(f"Unknown field '{name}' in {base.type}", node, f"fields: {fields}")
+        return Call(f.type.with_nullable(True), "FIELD", (base, Lit(T.STRING(False), f.name)))
+
+    def visit_Literal(self, node: exp.Literal) -> Expr:
+        text = node.this
+        if node.is_string:
+            return Lit(T.CHAR(max(len(text), 1), False) if text else T.CHAR(0, False) if False
+                       else T.CHAR(len(text), False), text)
+        low = text.lower()
+        if "e" in low:
+            return Lit(T.DOUBLE(False), float(text))
+        if "." in text:
+            d = Decimal(text)
+            digits = len(d.as_tuple().digits)
+            scale = max(0, -d.as_tuple().exponent)
+            return Lit(T.DECIMAL(max(digits, scale, 1), scale, False), d)
+        v = int(text)
+        if -2 ** 31 <= v < 2 ** 31:
+            return Lit(T.INT(False), v)
+        if -2 ** 63 <= v < 2 ** 63:
+            return Lit(T.BIGINT(False), v)
+        return Lit(T.DECIMAL(len(text), 0, False), Decimal(text))
+
+    def visit_Null(self, node) -> Expr:
+        return Lit(T.NULLTYPE(), None)
+
+    def visit_Boolean(self, node: exp.Boolean) -> Expr:
+        return Lit(T.BOOLEAN(False), bool(node.this))
+
+    def visit_Paren(self, node: exp.Paren) -> Expr:
+        return self.bind(node.this)
+
+    def visit_Interval(self, node: exp.Interval) -> Expr:
+        unit = (node.unit.name if node.unit else "SECOND").upper().rstrip("S") or "SECOND"
+        if unit.endswith("TO_"):
+            unit = unit[:-3]
+        raw = node.this.name if isinstance(node.this, exp.Literal) else node.this.sql()
+        value = Decimal(raw.strip())
+        if unit in _UNIT_MONTHS:
+            return Lit(T.INTERVAL_MONTHS(), int(value * _UNIT_MONTHS[unit]))
+        if unit not in _UNIT_MS:
+            raise UnsupportedError(f"Unsupported interval unit {unit}", self.span(node))
+        return Lit(T.INTERVAL_MS(), int(value * _UNIT_MS[unit]))
+
+    # -- operators --------------------------------------------------------------------
+    def visit_Neg(self, node: exp.Neg) -> Expr:
+        inner = self.bind(node.this)
+        if isinstance(inner, Lit) and inner.value is not None and inner.type.is_numeric:
+            return Lit(inner.type, -inner.value)
+        return self.call_bound("NEG", [inner], node)
+
+    def visit_Not(self, node: exp.Not) -> Expr:
+        inner = node.this
+        if isinstance(inner, exp.Is):
+            return self.visit_Is(inner, negate=True)
+        if isinstance(inner, exp.In):
+            return self.visit_In(inner, negate=True)
+        if isinstance(inner, exp.Between):
+            return self.visit_Between(inner, negate=True)
+        if isinstance(inner, exp.Like):
+            return self.call("NOT LIKE", [inner.this, inner.expression], node)
+        return self.call("NOT", [inner], node)
+
+    def visit_Is(self, node: exp.Is, negate: bool = False) -> Expr:
+        target = node.expression
+        if isinstance(target, exp.Null):
+            name = "IS NULL"
+            if isinstance(node.this, exp.Paren) and _is_boolean_expr(node.this.this):
+                name = "IS UNKNOWN"
+        elif isinstance(target, exp.Boolean):
+            name = "IS TRUE" if target.this else "IS FALSE"
+        elif target.name.upper() == "UNKNOWN":
+            name = "IS UNKNOWN"
+        else:
+            raise UnsupportedError(f"Unsupported IS expression: {node.sql()}", self.span(node))
+        if negate:
+            name = name.replace("IS ", "IS NOT ", 1)
+        return self.call(name, [node.this], node)
+
+    def visit_In(self, node: exp.In, negate: bool = False) -> Expr:
+        if node.args.get("query") is not None:
+            raise UnsupportedError("IN (subquery) is not supported yet", self.span(node))
+        return self.call("NOT IN" if negate else "IN", [node.this, *node.expressions], node)
+
+    def visit_Between(self, node: exp.Between, negate: bool = False) -> Expr:
+        return self.call("NOT BETWEEN" if negate else "BETWEEN",
+                         [node.this, node.args["low"], node.args["high"]], node)
+
+    def visit_Case(self, node: exp.Case) -> Expr:
+        base = node.this
+        args: list[Expr] = []
+        for branch in node.args.get("ifs") or []:
+            cond = branch.this
+            bound_cond = self.call_bound("=", [self.bind(base), self.bind(cond)], branch) \
+                if base is not None else self.bind(cond)
+            args += [bound_cond, self.bind(branch.args["true"])]
+        if node.args.get("default") is not None:
+            args.append(self.bind(node.args["default"]))
+        return self.call_bound("CASE", args, node)
+
+    def visit_If(self, node: exp.If) -> Expr:
+        args = [node.this, node.args.get("true")]
+        if node.args.get("false") is not None:
+            args.append(node.args["false"])
+        return self.call("IF", args, node)
+
+    def visit_Cast(self, node: exp.Cast) -> Expr:
+        return self._cast(node, safe=False)
+
+    def visit_TryCast(self, node: exp.TryCast) -> Expr:
+        return self._cast(node, safe=True)
+
+    def _cast(self, node: exp.Cast, safe: bool) -> Expr:
+        arg = self.bind(node.this)
+        target = to_flink(node.args["to"])
+        if isinstance(node.this, exp.Null) or arg.type.root == "NULL":
+            return Lit(target.with_nullable(True), None)
+        if not cast_allowed(arg.type, target):
+            raise self.error(f"Cast function cannot convert value of type {arg.type} to type {target}", node)
+        nullable = arg.type.nullable or safe
+        return Cast(target.with_nullable(nullable), arg, safe)
+
+    def visit_Bracket(self, node: exp.Bracket) -> Expr:
+        return self.call("ITEM", [node.this, node.expressions[0]], node)
+
+    def visit_Extract(self, node: exp.Extract) -> Expr:
+        unit = Lit(T.STRING(False), node.this.name.upper())
+        return self.call_bound("EXTRACT", [unit, self.bind(node.expression)], node)
+
+    def visit_Floor(self, node: exp.Floor) -> Expr:
+        return self._floor_ceil(node, "FLOOR")
+
+    def visit_Ceil(self, node: exp.Ceil) -> Expr:
+        return self._floor_ceil(node, "CEIL")
+
+    def _floor_ceil(self, node, name: str) -> Expr:
+        if node.args.get("to") is not None:
+            unit = Lit(T.STRING(False), node.args["to"].name.upper())
+            return self.call_bound(f"{name}_TO", [self.bind(node.this), unit], node)
+        args = [node.this] + ([node.args["decimals"]] if node.args.get("decimals") else [])
+        return self.call(name, args, node)
+
+    def visit_Trim(self, node: exp.Trim) -> Expr:
+        mode = (node.args.get("position") or "BOTH").upper()
+        chars = self.bind(node.expression) if node.expression is not None else Lit(T.CHAR(1, False), " ")
+        return self.call_bound("TRIM", [Lit(T.STRING(False), mode), chars, self.bind(node.this)], node)
+
+    def visit_Pad(self, node: exp.Pad) -> Expr:
+        args = [node.this, node.expression] + ([node.args["fill_pattern"]] if node.args.get("fill_pattern") else [])
+        return self.call("LPAD" if node.args.get("is_left") else "RPAD", args, node)
+
+    def visit_StrPosition(self, node: exp.StrPosition) -> Expr:
+        args = [node.args["substr"], node.this] + ([node.args["position"]] if node.args.get("position") else [])
+        return self.call("POSITION" if len(args) == 2 else "LOCATE", args, node)
+
+    def visit_Substring(self, node: exp.Substring) -> Expr:
+        args = [node.this, node.args["start"]] + ([node.args["length"]] if node.args.get("length") else [])
+        return self.call("SUBSTRING", args, node)
+
+    def visit_Anonymous(self, node: exp.Anonymous) -> Expr:
+        name = node.name.upper()
+        args = list(node.expressions)
+        if name in ("TIMESTAMPADD", "TIMESTAMPDIFF") and args and isinstance(args[0], exp.Column):
+            unit = Lit(T.STRING(False), args[0].name.upper())
+            return self.call_bound(name, [unit] + [self.bind(a) for a in args[1:]], node)
+        if name == "ROW":
+            return self.call_bound("ROW", [self.bind(a) for a in args], node)
+        return self.call(name, args, node)
+
+    def visit_Struct(self, node: exp.Struct) -> Expr:
+        return self.call("ROW", list(node.expressions), node)
+
+    def visit_Array(self, node: exp.Array) -> Expr:
+        return self.call("ARRAY", list(node.expressions), node)
+
+    def visit_Filter(self, node: exp.Filter) -> Expr:
+        return self.aggregate(node)
+
+    def visit_Window(self, node) -> Expr:
+        raise UnsupportedError("OVER windows are not supported yet", self.span(node))
+
+    def visit_func(self, node: exp.Func) -> Expr:
+        name = RENAMES.get(type(node).__name__, node.sql_name().upper())
+        if lookup_aggregate(name) is not None and lookup_scalar(name) is None:
+            return self.aggregate(node)
+        args: list[exp.Expression] = []
+        for key in node.arg_types:
+            value = node.args.get(key)
+            if value is None or isinstance(value, bool):
+                continue
+            if isinstance(value, list):
+                args.extend(value)
+            elif isinstance(value, exp.Expression):
+                args.append(value)
+        return self.call(name, args, node)
+
+    # -- aggregates ---------------------------------------------------------------------
+    def aggregate(self, node: exp.Expression) -> Expr:
+        if self.scope.on_aggregate is None:
+            raise self.error(f"Aggregate function is not allowed here: {node.sql()}", node)
+        return self.scope.on_aggregate(node)
+
+    # -- calls ------------------------------------------------------------------------
+    def call(self, name: str, args: list[exp.Expression], node: exp.Expression) -> Expr:
+        return self.call_bound(name, [self.bind(a) for a in args], node)
+
+    def call_bound(self, name: str, args: list[Expr], node: exp.Expression) -> Expr:
+        fn = lookup_scalar(name)
+        if fn is None:
+            if lookup_aggregate(name) is not None:
+                return self.aggregate(node)
+            raise self.error(f"No match found for function signature {name}"
+                             f"({', '.join('<' + a.type.sql(False) + '>' for a in args)})", node)
+        try:
+            result = fn.infer([to_arg(a) for a in args])
+        except ValidationError as err:
+            raise err.with_span(self.span(node))
+        return Call(result, name, tuple(args))
+
+
+def to_arg(e: Expr) -> Arg:
+    if isinstance(e, Lit):
+        return Arg(e.type, True, e.value)
+    return Arg(e.type)
+
+
+def _is_boolean_expr(node: exp.Expression) -> bool:
+    return isinstance(node, (exp.GT, exp.GTE, exp.LT, exp.LTE, exp.EQ, exp.NEQ, exp.And, exp.Or, exp.Not))
+
+
+def bind_aggregate_call(binder: ExprBinder, node: exp.Expression):
+    """Resolve an aggregate call node (with DISTINCT / FILTER) into its parts."""
+    from sqlengine.plan.nodes import AggCall
+
+    filt = None
+    if isinstance(node, exp.Filter):
+        filt = binder.bind(node.expression.this)
+        node = node.this
+    if isinstance(node, exp.Anonymous):
+        name, raw = node.name.upper(), list(node.expressions)
+    else:
+        name = RENAMES.get(type(node).__name__, node.sql_name().upper())
+        raw = [node.this] if node.this is not None else []
+        raw += list(node.expressions) if name not in ("COUNT",) else []
+    distinct = False
+    if raw and isinstance(raw[0], exp.Distinct):
+        distinct = True
+        raw = list(raw[0].expressions) + raw[1:]
+    if raw and isinstance(raw[0], exp.Star):
+        raw = []
+    fn = lookup_aggregate(name)
+    if fn is None:
+        raise binder.error(f"Unknown aggregate function {name}", node)
+    args = tuple(binder.bind(a) for a in raw)
+    try:
+        rtype = fn.infer([to_arg(a) for a in args], distinct)
+    except ValidationError as err:
+        raise err.with_span(binder.span(node))
+    return AggCall(name, args, rtype, distinct, filt)

@@ -1,0 +1,393 @@
+"""Binding queries (SELECT, UNION, VALUES, INSERT) into the logical plan."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from sqlglot import exp
+
+from catalog.objects import CatalogTable, CatalogView
+from sqlengine import types as T
+from sqlengine.binder.ddl import check_rowtime_type
+from sqlengine.binder.expressions import ExprBinder, Scope, ScopeColumn, bind_aggregate_call
+from sqlengine.dialect import nodes as dn
+from sqlengine.dialect.script import parse_one, span_of
+from sqlengine.errors import Span, UnsupportedError, ValidationError
+from sqlengine.plan import nodes as P
+
+LEGACY_WINDOWS = {"TUMBLE": "TUMBLE", "HOP": "HOP", "SESSION": "SESSION"}
+LEGACY_PROPS = {"_START": "window_start", "_END": "window_end", "_ROWTIME": "window_time",
+                "_PROCTIME": "window_time"}
+
+
+@dataclass
+class Relation:
+    node: P.Node
+    qualifiers: list[Optional[str]]  # per output column
+
+    def scope(self, source: str) -> Scope:
+        return Scope([ScopeColumn(q, f.name, f.type, i)
+                      for i, (q, f) in enumerate(zip(self.qualifiers, self.node.schema))], source)
+
+
+class QueryBinder:
+    """Turns one query AST into a plan; ``catalogs`` is the session's CatalogManager."""
+
+    def __init__(self, catalogs, source: str, streaming: bool):
+        self.catalogs = catalogs
+        self.source = source
+        self.streaming = streaming
+
+    def span(self, node) -> Optional[Span]:
+        return span_of(node, self.source)
+
+    # -- queries ---------------------------------------------------------------------
+    def bind_query(self, node: exp.Expression) -> P.Node:
+        if isinstance(node, exp.Subquery):
+            return self.bind_query(node.this)
+        if isinstance(node, exp.Union):
+            return self.bind_union(node)
+        if isinstance(node, exp.Select):
+            return self.bind_select(node)
+        if isinstance(node, exp.Values):
+            return self.bind_values(node)
+        if isinstance(node, (exp.Intersect, exp.Except)):
+            raise UnsupportedError(f"{type(node).__name__.upper()} is not supported yet", self.span(node))
+        raise UnsupportedError(f"Unsupported query: {node.sql()[:60]}", self.span(node))
+
+    def bind_union(self, node: exp.Union) -> P.Node:
+        left, right = self.bind_query(node.this), self.bind_query(node.expression)
+        inputs = [*(left.inputs if isinstance(left, P.Union) else (left,)),
+                  *(right.inputs if isinstance(right, P.Union) else (right,))]
+        width = len(inputs[0].schema)
+        if any(len(i.schema) != width for i in inputs):
+            raise ValidationError("Column count mismatch in UNION ALL", self.span(node))
+        types = []
+        for col in range(width):
+            t = inputs[0].schema[col].type
+            for other in inputs[1:]:
+                common = T.common_type(t, other.schema[col].type)
+                if common is None:
+                    raise ValidationError(f"Type mismatch in UNION: {t} and {other.schema[col].type}",
+                                          self.span(node))
+                t = common
+            types.append(t.with_time_attr(None) if any(i.schema[col].type.time_attr is None for i in inputs) else t)
+        names = [f.name for f in inputs[0].schema]
+        inputs = [self.coerce(i, types, names) for i in inputs]
+        out: P.Node = P.Union(tuple(inputs))
+        if node.args.get("distinct"):
+            out = P.Aggregate(out, tuple(range(width)), (), ())
+        return out
+
+    def coerce(self, node: P.Node, types: list[T.DataType], names: list[str]) -> P.Node:
+        if all(f.type == t and f.name == n for f, t, n in zip(node.schema, types, names)):
+            return node
+        projs = tuple(_ref(node, i) if f.type == t else P.Cast(t, _ref(node, i))
+                      for i, (f, t) in enumerate(zip(node.schema, types)))
+        return P.Calc(node, projs, tuple(names))
+
+    def bind_values(self, node: exp.Values, alias: Optional[exp.TableAlias] = None) -> P.Node:
+        binder = ExprBinder(Scope([], self.source))
+        rows = [tuple(binder.bind(e) for e in (t.expressions if isinstance(t, exp.Tuple) else [t]))
+                for t in node.expressions]
+        width = len(rows[0])
+        types = []
+        for c in range(width):
+            t = rows[0][c].type
+            for r in rows[1:]:
+                t = T.common_type(t, r[c].type) or t
+            types.append(_varchar(t))
+        cols = [c.name for c in (alias.columns if alias is not None else [])] or [f"EXPR${i}" for i in range(width)]
+        rows = [tuple(e if e.type == t else P.Cast(t, e) for e, t in zip(r, types)) for r in rows]
+        return P.Values(tuple(rows), tuple(P.Field(n, t) for n, t in zip(cols, types)))
+
+    # -- FROM ------------------------------------------------------------------------
+    def bind_from(self, node: exp.Expression) -> Relation:
+        if isinstance(node, exp.Table):
+            return self.bind_table(node)
+        if isinstance(node, exp.Subquery):
+            inner = node.this
+            alias = node.alias or None
+            if isinstance(inner, exp.Values):
+                plan = self.bind_values(inner, node.args.get("alias"))
+            else:
+                plan = self.bind_query(inner)
+            plan = self.rename(plan, node.args.get("alias"))
+            return Relation(plan, [alias] * len(plan.schema))
+        if isinstance(node, exp.Values):
+            plan = self.bind_values(node, node.args.get("alias"))
+            return Relation(plan, [node.alias or None] * len(plan.schema))
+        if isinstance(node, dn.WindowTVF):
+            return self.bind_window_tvf(node)
+        raise UnsupportedError(f"Unsupported FROM item: {node.sql()[:60]}", self.span(node))
+
+    def rename(self, plan: P.Node, alias: Optional[exp.TableAlias]) -> P.Node:
+        cols = [c.name for c in alias.columns] if alias is not None and alias.columns else []
+        if not cols:
+            return plan
+        return P.Calc(plan, tuple(_ref(plan, i) for i in range(len(cols))), tuple(cols))
+
+    def bind_table(self, node: exp.Table) -> Relation:
+        if node.args.get("version") is not None:
+            raise UnsupportedError("Temporal joins (FOR SYSTEM_TIME AS OF) are not supported yet",
+                                   self.span(node))
+        parts = [p.name for p in node.parts]
+        path = self.catalogs.qualify(parts)
+        obj = self.catalogs.get_table(path)
+        alias = node.alias or parts[-1]
+        if isinstance(obj, CatalogView):
+            sub = QueryBinder(self.catalogs, obj.query_sql, self.streaming)
+            plan = sub.bind_query(parse_one(obj.query_sql))
+            return Relation(plan, [alias] * len(plan.schema))
+        plan = self.scan(str(path), obj, node)
+        return Relation(plan, [alias] * len(plan.schema))
+
+    def scan(self, name: str, table: CatalogTable, node) -> P.Node:
+        """Source -> computed columns -> watermark assigner, as Flink's scan pipeline."""
+        schema = table.schema
+        physical = [c for c in schema.columns if c.kind == "physical"]
+        if any(c.kind == "metadata" for c in schema.columns):
+            raise UnsupportedError(f"Metadata columns are not supported yet (table {name})", self.span(node))
+        options = table.options_dict()
+        scan = P.TableScan(name, tuple(P.Field(c.name, c.type) for c in physical), table.options,
+                           options.get("connector", ""))
+        wm = {w.column: w for w in schema.watermarks}
+        scope = Scope([ScopeColumn(None, c.name, c.type, i) for i, c in enumerate(physical)], "")
+        projs, names = [], []
+        pindex = {c.name: i for i, c in enumerate(physical)}
+        for col in schema.columns:
+            if col.kind == "physical":
+                e: P.Expr = P.ColRef(col.type, pindex[col.name], col.name)
+            else:
+                expr_ast = parse_one(f"SELECT {col.expr_sql}").expressions[0]
+                e = ExprBinder(scope).bind(expr_ast)
+            if col.name in wm:
+                check_rowtime_type(col.name, e.type, self.span(node))
+                if self.streaming:
+                    e = _with_time_attr(e, "ROWTIME")
+            projs.append(e)
+            names.append(col.name)
+        plan: P.Node = scan
+        if [n for n in names] != [c.name for c in physical] or any(not isinstance(p, P.ColRef) or p.type.time_attr
+                                                                  for p in projs):
+            plan = P.Calc(scan, tuple(projs), tuple(names))
+        if self.streaming:
+            for w in schema.watermarks:
+                plan = P.WatermarkAssigner(plan, names.index(w.column), self.watermark_delay(w, name))
+        return plan
+
+    def watermark_delay(self, wm, table: str) -> int:
+        ast = parse_one(f"SELECT {wm.expr_sql}").expressions[0]
+        while isinstance(ast, exp.Paren):
+            ast = ast.this
+        if isinstance(ast, exp.Column) and ast.name == wm.column:
+            return 0
+        if isinstance(ast, exp.Sub) and isinstance(ast.this, exp.Column) and ast.this.name == wm.column:
+            lit = ExprBinder(Scope([], "")).bind(ast.expression)
+            if isinstance(lit, P.Lit) and lit.type.root == "INTERVAL_DAY_TIME":
+                return int(lit.value)
+        raise UnsupportedError(
+            f"Unsupported watermark expression '{wm.expr_sql}' on table {table}: only "
+            f"`{wm.column}` or `{wm.column}` - INTERVAL '...' <unit> can run on Spark.")
+
+    def bind_window_tvf(self, node: dn.WindowTVF) -> Relation:
+        call = node.this
+        kind = call.name.upper() if isinstance(call, exp.Anonymous) else call.sql_name().upper()
+        if kind not in ("TUMBLE", "HOP", "CUMULATE", "SESSION"):
+            raise UnsupportedError(f"Unsupported table function {kind}", self.span(node))
+        args = list(call.expressions) if isinstance(call, exp.Anonymous) else []
+        named = {a.this.name.upper(): a.expression for a in args if isinstance(a, exp.Kwarg)}
+        positional = [a for a in args if not isinstance(a, exp.Kwarg)]
+        data = named.get("DATA", positional[0] if positional else None)
+        timecol = named.get("TIMECOL", positional[1] if len(positional) > 1 else None)
+        rest = positional[2:]
+        if isinstance(data, dn.TableArg):
+            data = data.this
+        inner = self.bind_from(data)
+        desc = timecol.expressions[0] if isinstance(timecol, dn.Descriptor) else timecol
+        scope = inner.scope(self.source)
+        tref = ExprBinder(scope).bind(desc)
+        if not isinstance(tref, P.ColRef):
+            raise ValidationError("The window function requires a column in DESCRIPTOR", self.span(desc))
+        if self.streaming and tref.type.time_attr is None:
+            raise ValidationError(
+                "The window function requires the timecol is a time attribute type, but is "
+                f"{tref.type.sql(False)}.", self.span(desc))
+        ms = [self.interval_ms(e) for e in rest]
+        for key in ("SIZE", "SLIDE", "STEP", "GAP", "MAX_SIZE", "OFFSET"):
+            if key in named:
+                named[key] = self.interval_ms(named[key])
+        spec = self.window_spec(kind, tref.index, ms, named, node)
+        tvf = P.WindowTableFunction(inner.node, spec, self.streaming)
+        alias = node.alias or None
+        quals = [alias or q for q in inner.qualifiers] + [alias] * 3
+        return Relation(tvf, quals)
+
+    def window_spec(self, kind: str, tcol: int, ms: list[int], named: dict, node) -> P.WindowSpec:
+        if kind == "TUMBLE":
+            return P.WindowSpec("TUMBLE", tcol, named.get("SIZE", ms[0] if ms else None),
+                                offset_ms=named.get("OFFSET", ms[1] if len(ms) > 1 else 0))
+        if kind == "HOP":
+            slide = named.get("SLIDE", ms[0] if ms else None)
+            size = named.get("SIZE", ms[1] if len(ms) > 1 else None)
+            if size is None or slide is None or size % slide != 0:
+                raise ValidationError("HOP table function based aggregate requires size must be an "
+                                      "integral multiple of slide", self.span(node))
+            return P.WindowSpec("HOP", tcol, size, slide_ms=slide)
+        if kind == "CUMULATE":
+            step = named.get("STEP", ms[0] if ms else None)
+            size = named.get("SIZE", named.get("MAX_SIZE", ms[1] if len(ms) > 1 else None))
+            if size is None or step is None or size % step != 0:
+                raise ValidationError("CUMULATE table function based aggregate requires maxSize must be "
+                                      "an integral multiple of step", self.span(node))
+            return P.WindowSpec("CUMULATE", tcol, size, slide_ms=step)
+        return P.WindowSpec("SESSION", tcol, 0, gap_ms=named.get("GAP", ms[-1] if ms else None))
+
+    def interval_ms(self, e: exp.Expression) -> int:
+        lit = ExprBinder(Scope([], self.source)).bind(e)
+        if not isinstance(lit, P.Lit) or lit.type.root != "INTERVAL_DAY_TIME":
+            raise ValidationError("Expected an INTERVAL literal (day-time)", self.span(e))
+        return int(lit.value)
+
+    # -- SELECT -------------------------------------------------------------------------
+    def bind_select(self, node: exp.Select) -> P.Node:
+        if node.args.get("joins"):
+            raise UnsupportedError("Joins are not supported yet", self.span(node.args["joins"][0]))
+        if node.args.get("with_"):
+            raise UnsupportedError("WITH clauses are not supported yet", self.span(node))
+        from_ = node.args.get("from_")
+        rel = self.bind_from(from_.this) if from_ is not None else \
+            Relation(P.Values(((),), ()), [])
+        where = node.args.get("where")
+        if where is not None:
+            cond = ExprBinder(rel.scope(self.source)).bind(where.this)
+            rel = Relation(P.Calc(rel.node, _identity(rel.node), tuple(rel.node.names()), cond),
+                           rel.qualifiers)
+        from sqlengine.binder.aggregate import bind_aggregation, needs_aggregation
+        if needs_aggregation(self, node):
+            plan = bind_aggregation(self, node, rel)
+        else:
+            plan = self.project(node, rel.node, rel.scope(self.source))
+        if node.args.get("distinct"):
+            plan = P.Aggregate(plan, tuple(range(len(plan.schema))), (), ())
+        return self.order_limit(node, plan)
+
+    def project(self, node: exp.Select, plan: P.Node, scope: Scope) -> P.Node:
+        binder = ExprBinder(scope)
+        projs, names = [], []
+        for i, item in enumerate(node.expressions):
+            if isinstance(item, exp.Star) or (isinstance(item, exp.Column) and isinstance(item.this, exp.Star)):
+                qual = item.table if isinstance(item, exp.Column) else None
+                for c in scope.columns:
+                    if qual and (c.qualifier or "").lower() != qual.lower():
+                        continue
+                    projs.append(P.ColRef(c.type, c.index, c.name))
+                    names.append(c.name)
+                continue
+            inner = item.this if isinstance(item, exp.Alias) else item
+            bound = binder.bind(inner)
+            projs.append(bound)
+            names.append(item.alias if isinstance(item, exp.Alias) else
+                         inner.name if isinstance(inner, (exp.Column, exp.Dot)) else f"EXPR${i}")
+        names = _dedupe(names)
+        if list(projs) != list(_identity(plan)) or names != plan.names():
+            return P.Calc(plan, tuple(projs), tuple(names))
+        return plan
+
+    def order_limit(self, node: exp.Select, plan: P.Node) -> P.Node:
+        order = node.args.get("order")
+        limit = node.args.get("limit")
+        offset = node.args.get("offset")
+        if order is None and limit is None:
+            return plan
+        keys = []
+        if order is not None:
+            scope = Scope([ScopeColumn(None, f.name, f.type, i) for i, f in enumerate(plan.schema)], self.source)
+            for o in order.expressions:
+                ref = ExprBinder(scope).bind(o.this)
+                if not isinstance(ref, P.ColRef):
+                    raise UnsupportedError("ORDER BY supports output columns only", self.span(o))
+                keys.append(P.SortKey(ref.index, not o.args.get("desc"), o.args.get("nulls_first")))
+            if self.streaming and (not keys or keys[0].index < 0 or
+                                   plan.schema[keys[0].index].type.time_attr is None):
+                raise UnsupportedError(
+                    "Sort on a non-time-attribute field is not supported in streaming mode.", self.span(order))
+        n = int(limit.expression.name) if limit is not None else None
+        off = int(offset.expression.name) if offset is not None else 0
+        return P.Sort(plan, tuple(keys), n, off)
+
+    # -- INSERT -----------------------------------------------------------------------
+    def bind_insert(self, node: exp.Insert) -> P.Sink:
+        target = node.this
+        columns = None
+        if isinstance(target, exp.Schema):
+            columns = [c.name for c in target.expressions]
+            target = target.this
+        parts = [p.name for p in target.parts]
+        path = self.catalogs.qualify(parts)
+        table = self.catalogs.get_table(path)
+        if isinstance(table, CatalogView):
+            raise ValidationError(f"Cannot insert into view {path}", self.span(node))
+        query = self.bind_query(node.expression)
+        sink_cols = [c for c in table.schema.columns if c.kind == "physical" or
+                     (c.kind == "metadata" and not c.virtual)]
+        if columns:
+            by = {c.name: c for c in sink_cols}
+            sink_cols = [by[c] for c in columns]
+        return self.sink(str(path), table, sink_cols, query, node)
+
+    def sink(self, name: str, table, sink_cols, query: P.Node, node) -> P.Sink:
+        qs = query.schema
+        problem = None
+        if len(qs) != len(sink_cols):
+            problem = f"Different number of columns."
+        else:
+            for i, (q, s) in enumerate(zip(qs, sink_cols)):
+                if not T.implicitly_castable(q.type, s.type):
+                    problem = f"Incompatible types for sink column '{s.name}' at position {i}."
+                    break
+        if problem:
+            qtext = ", ".join(f"{f.name}: {f.type.sql()}" for f in qs)
+            stext = ", ".join(f"{c.name}: {c.type.sql()}" for c in sink_cols)
+            raise ValidationError(
+                f"Column types of query result and sink for '{name}' do not match.\n"
+                f"Cause: {problem}\n\nQuery schema: [{qtext}]\nSink schema:  [{stext}]", self.span(node))
+        fields = tuple(P.Field(c.name, c.type) for c in sink_cols)
+        projs = tuple(_ref(query, i) if q.type.with_time_attr(None) == c.type else P.Cast(c.type, _ref(query, i))
+                      for i, (q, c) in enumerate(zip(qs, sink_cols)))
+        if any(isinstance(p, P.Cast) for p in projs) or [f.name for f in qs] != [c.name for c in sink_cols]:
+            query = P.Calc(query, projs, tuple(c.name for c in sink_cols))
+        options = table.options_dict()
+        return P.Sink(query, name, fields, table.options, options.get("connector", ""),
+                      bool(node.args.get("overwrite")), span=self.span(node))
+
+
+def _ref(node: P.Node, i: int) -> P.ColRef:
+    f = node.schema[i]
+    return P.ColRef(f.type, i, f.name)
+
+
+def _identity(node: P.Node) -> tuple[P.Expr, ...]:
+    return tuple(_ref(node, i) for i in range(len(node.schema)))
+
+
+def _with_time_attr(e: P.Expr, kind: str) -> P.Expr:
+    from dataclasses import replace
+    return replace(e, type=e.type.with_time_attr(kind))
+
+
+def _varchar(t: T.DataType) -> T.DataType:
+    return T.VARCHAR(t.precision or 1, t.nullable) if t.root == "CHAR" else t
+
+
+def _dedupe(names: list[str]) -> list[str]:
+    seen: dict[str, int] = {}
+    out = []
+    for n in names:
+        if n in seen:
+            seen[n] += 1
+            out.append(f"{n}{seen[n] - 1}")
+        else:
+            seen[n] = 0
+            out.append(n)
+    return out

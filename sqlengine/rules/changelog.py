@@ -1,0 +1,33 @@
+"""Changelog-mode inference: which nodes produce updates, and whether a sink accepts them."""
+from __future__ import annotations
+
+from sqlengine.errors import ValidationError
+from sqlengine.plan import nodes as P
+
+
+def updating_node(node: P.Node, streaming: bool):
+    """The first node (bottom-up) that turns an insert-only stream into an updating one."""
+    if not streaming:
+        return None
+    for child in node.children():
+        found = updating_node(child, streaming)
+        if found is not None:
+            return found
+    if isinstance(node, P.Aggregate):
+        return node
+    if isinstance(node, P.Sort) and node.limit is not None and node.keys:
+        return node
+    return None
+
+
+def changelog_mode(node: P.Node, streaming: bool) -> str:
+    return "I,UB,UA" if updating_node(node, streaming) is not None else "I"
+
+
+def check_sink_changelog(sink: P.Sink, factory, streaming: bool) -> None:
+    """Flink's planning error when an updating result goes into an append-only sink."""
+    node = updating_node(sink.input, streaming)
+    if node is not None and not factory.accepts_updates:
+        raise ValidationError(
+            f"Table sink '{sink.table}' doesn't support consuming update changes which is "
+            f"produced by node {node.explain()}")

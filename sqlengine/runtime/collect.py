@@ -1,0 +1,35 @@
+"""SELECT results for the client: batch rows, or the changelog of a bounded stream."""
+from __future__ import annotations
+
+from sqlengine.plan import nodes as P
+from sqlengine.runtime.lower import Lowerer, drop_eoi
+from sqlengine.rules.changelog import updating_node
+
+
+def collect(session, plan: P.Node, stmt):
+    from pyspark.sql import functions as F
+    from connectors.base import OP
+    from sqlengine.session import TableResult
+
+    runner = session.runner()
+    state = runner.state("select")
+    low = drop_eoi(Lowerer(state).lower(plan))
+    names = plan.names()
+    cols = [F.col(f"f{i}") for i in range(len(names))]
+    if not (session.streaming and state.has_stream_source):
+        rows = [list(r) for r in low.df.select(*cols).collect()]
+        return TableResult("ROWS", names, rows)
+    out: list[list] = []
+    op = F.col(OP) if low.updating else F.lit("+I")
+
+    def batch(df, epoch_id):
+        out.extend([[r[0], *r[1:]] for r in df.select(op, *cols).collect()])
+
+    from sqlengine.runtime.job import Job
+    import tempfile
+    query = low.df.writeStream.foreachBatch(batch).option(
+        "checkpointLocation", tempfile.mkdtemp(prefix="sqlengine-select-")).trigger(
+        processingTime="0 seconds").start()
+    job = Job("select", [query])
+    runner.wait(job, state)
+    return TableResult("ROWS", ["op", *names], out, changelog=True)

@@ -1,0 +1,193 @@
+"""Running planned sinks as Spark jobs: batch writes, or streaming queries driven to the
+end of bounded input.
+
+A streaming job is one Spark streaming query per sink, each with its own checkpoint
+under ``<checkpoint root>/<sink id>``. Bounded sources report, via ``end_check`` on
+Spark's progress, when their final (post end-of-input) micro-batch has completed;
+the job then stops the query, so an INSERT over bounded input ends by itself with all
+windows fired, as in Flink.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from connectors.base import OP, Options, SinkContext, factory_for
+from sqlengine.errors import ExecutionError, SqlEngineError
+from sqlengine.plan import nodes as P
+from sqlengine.runtime.lower import LowerState, Lowerer, Lowered, drop_eoi
+
+
+def operator_id(*parts: str) -> str:
+    """Deterministic id (stable across restarts of the same statement)."""
+    return hashlib.sha1("/".join(parts).encode()).hexdigest()[:16]
+
+
+def default_checkpoint_root(job_id: str) -> str:
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return os.path.join(base, "sqlengine", "checkpoints", job_id)
+
+
+@dataclass
+class Job:
+    job_id: str
+    queries: list[Any] = field(default_factory=list)
+    status: str = "RUNNING"
+    error: Optional[BaseException] = None
+    messages: list[str] = field(default_factory=list)
+    checkpoint_root: Optional[str] = None
+
+    def cancel(self) -> None:
+        for q in self.queries:
+            if q.isActive:
+                q.stop()
+        self.status = "CANCELED"
+
+
+class JobRunner:
+    def __init__(self, spark, conf: dict[str, str], ctx):
+        self.spark = spark
+        self.conf = conf
+        self.ctx = ctx
+
+    @property
+    def streaming(self) -> bool:
+        return self.conf.get("execution.runtime-mode", "streaming").lower() != "batch"
+
+    def state(self, job_id: str) -> LowerState:
+        par = int(self.conf.get("parallelism.default", "2") or 2)
+        par = par if par > 0 else 2
+        maxp = int(self.conf.get("pipeline.max-parallelism", "8"))
+        self.spark.conf.set("spark.sql.shuffle.partitions", str(maxp))
+        return LowerState(self.spark, self.streaming, par, maxp, self.conf, job_id, self.ctx)
+
+    def run_sinks(self, sinks: list[P.Sink], statement: str, wait: bool = True) -> Job:
+        job_id = self.conf.get("pipeline.job-id") or uuid.uuid4().hex
+        job = Job(job_id)
+        state = self.state(job_id)
+        prepared = []
+        for i, sink in enumerate(sinks):
+            low = Lowerer(state).lower(sink.input)
+            prepared.append((sink, low, operator_id(statement, sink.table, str(i))))
+        if not (self.streaming and state.has_stream_source):
+            self._run_batch(prepared, state, job)
+            return job
+        root = self.conf.get("execution.state-recovery.path") or self.conf.get(
+            "execution.checkpointing.dir") or default_checkpoint_root(job_id)
+        if self.conf.get("execution.checkpointing.dir") and not self.conf.get("execution.state-recovery.path"):
+            root = os.path.join(root, job_id)
+        job.checkpoint_root = root
+        for sink, low, sid in prepared:
+            job.queries.append(self._start_stream(sink, low, state, sid, root))
+        if wait:
+            self.wait(job, state)
+        return job
+
+    def _sink(self, sink: P.Sink, state: LowerState, sid: str, updating: bool):
+        factory = factory_for(sink.connector or None, sink.table)
+        ctx = SinkContext(state.spark, state.streaming, state.parallelism, sink.table,
+                          [(f.name, f.type) for f in sink.fields], Options(sink.connector, dict(sink.options)),
+                          updating, self.ctx.local_time_zone, state.job_id, sid, state.conf)
+        return factory.sink(ctx)
+
+    def _named(self, sink: P.Sink, low: Lowered):
+        from pyspark.sql import functions as F
+        cols = [F.col(f"f{i}").alias(f.name) for i, f in enumerate(sink.fields)]
+        if low.updating:
+            cols.append(F.col(OP))
+        return drop_eoi(low).df.select(*cols)
+
+    def _run_batch(self, prepared, state: LowerState, job: Job) -> None:
+        try:
+            for sink, low, sid in prepared:
+                writer = self._sink(sink, state, sid, low.updating)
+                writer.write_batch(self._named(sink, low))
+                writer.on_job_end(True)
+            job.status = "FINISHED"
+        except SqlEngineError:
+            job.status = "FAILED"
+            raise
+        except Exception as exc:  # Spark/Py4J errors: keep the original as the cause
+            job.status = "FAILED"
+            raise ExecutionError(f"Job {job.job_id} failed: {_root_message(exc)}") from exc
+
+    def _start_stream(self, sink: P.Sink, low: Lowered, state: LowerState, sid: str, root: str):
+        writer = self._sink(sink, state, sid, low.updating)
+        stream = writer.write_stream(self._named(sink, low))
+        stream = stream.option("checkpointLocation", os.path.join(root, sid))
+        stream = stream.queryName(f"{sink.table}-{sid[:6]}")
+        stream = stream.trigger(processingTime="0 seconds")
+        stream = stream.outputMode("append")
+        query = stream.start()
+        query._sqlengine_sink = writer
+        return query
+
+    def wait(self, job: Job, state: LowerState) -> None:
+        """Drive every query until its bounded sources have ended (or forever if unbounded)."""
+        checks = [s.end_check for s in state.scans]
+        bounded = all(c is not None for c in checks)
+        try:
+            for q in job.queries:
+                while q.isActive:
+                    q.awaitTermination(0.2)
+                    if bounded and _ended(q, checks):
+                        q.processAllAvailable()
+                        q.stop()
+                if q.exception() is not None:
+                    raise q.exception()
+            job.status = "FINISHED"
+        except Exception as exc:
+            job.cancel()
+            job.status = "FAILED"
+            raise ExecutionError(f"Job {job.job_id} failed: {_root_message(exc)}") from exc
+        finally:
+            for q in job.queries:
+                writer = getattr(q, "_sqlengine_sink", None)
+                if writer is not None:
+                    writer.on_job_end(job.status == "FINISHED")
+            job.messages.extend(_metric_messages(job, state))
+
+
+def _ended(query, checks) -> bool:
+    progress = query.lastProgress
+    if not progress:
+        return False
+    sources = progress.get("sources") or []
+    return all(any(_safe(check, s) for s in sources) for check in checks)
+
+
+def _safe(check, source: dict) -> bool:
+    try:
+        return bool(check(source))
+    except Exception:
+        return False
+
+
+def _metric_messages(job: Job, state: LowerState) -> list[str]:
+    out = []
+    for i, scan in enumerate(state.scans):
+        if not scan.metrics:
+            continue
+        totals: dict[str, int] = {}
+        for q in job.queries:
+            for p in q.recentProgress or []:
+                for name, values in (p.get("observedMetrics") or {}).items():
+                    if name == f"metrics_{i + 1}":
+                        for k, v in values.items():
+                            totals[k] = totals.get(k, 0) + int(v or 0)
+        for k, v in totals.items():
+            if v and k in scan.metric_messages:
+                out.append(scan.metric_messages[k].format(n=v))
+    return out
+
+
+def _root_message(exc: BaseException) -> str:
+    text = str(exc)
+    for marker in ("[USER_RAISED_EXCEPTION]", "SparkRuntimeException:", "Exception:"):
+        if marker in text:
+            tail = text.split(marker, 1)[1].strip()
+            return tail.splitlines()[0][:500] if tail else text.splitlines()[0]
+    return text.strip().splitlines()[0][:500] if text.strip() else type(exc).__name__

@@ -1,0 +1,146 @@
+"""The public API: ``Session.execute_sql(sql) -> TableResult`` (PyFlink's TableEnvironment).
+
+The CLI, the shell and notebooks go through this module only.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from sqlglot import exp
+
+import connectors  # noqa: F401  (registers the built-in connectors)
+from catalog.factory import create_catalog
+from catalog.manager import CatalogManager
+from catalog.objects import CatalogFunction, CatalogView, TableSchema, Column
+from catalog.show import describe_rows, show_create_table, show_create_view
+from catalog.tableau import render_tableau
+from sqlengine.binder.ddl import options_of, table_from_create
+from sqlengine.binder.query import QueryBinder
+from sqlengine.dialect import nodes as dn
+from sqlengine.dialect.script import Statement, generate, parse_script
+from sqlengine.errors import SqlEngineError, UnsupportedError, ValidationError
+from sqlengine.functions.registry import LowerContext
+from sqlengine.plan import nodes as P
+from sqlengine.rules.changelog import check_sink_changelog
+
+SESSION_DEFAULTS = {
+    "execution.runtime-mode": "streaming",
+    "table.local-time-zone": "UTC",
+    "parallelism.default": "2",
+    "pipeline.max-parallelism": "8",
+}
+
+
+@dataclass
+class TableResult:
+    """What a statement returned: OK, rows (SHOW/DESCRIBE/SELECT), or a submitted job."""
+
+    kind: str  # "OK" | "ROWS" | "JOB"
+    header: list[str] = field(default_factory=list)
+    rows: list[list[Any]] = field(default_factory=list)
+    job: Any = None
+    text: Optional[str] = None
+    changelog: bool = False
+    messages: list[str] = field(default_factory=list)
+
+    def collect(self) -> list[list[Any]]:
+        return self.rows
+
+    def wait(self) -> "TableResult":
+        return self
+
+    def get_job_client(self):
+        return self.job
+
+    def to_pandas(self):
+        import pandas as pd
+        return pd.DataFrame(self.rows, columns=self.header)
+
+    def render(self) -> str:
+        if self.text is not None:
+            return self.text
+        if self.kind == "OK":
+            return "[INFO] Execute statement succeeded."
+        if self.kind == "JOB":
+            return f"[INFO] Submitting SQL update statement to the cluster...\n" \
+                   f"[INFO] SQL update statement has been successfully submitted to the cluster:\n" \
+                   f"Job ID: {self.job.job_id}\n"
+        if not self.rows:
+            return "Empty set"
+        body = render_tableau(self.header, [[_cell(v) for v in r] for r in self.rows])
+        suffix = f"Received a total of {len(self.rows)} rows" if self.changelog else \
+            f"{len(self.rows)} row{'s' if len(self.rows) != 1 else ''} in set"
+        return f"{body}\n{suffix}"
+
+    def print(self) -> None:
+        print(self.render())
+        for m in self.messages:
+            print(f"[INFO] {m}")
+
+
+def _cell(v: Any) -> Any:
+    import datetime as dt
+    if isinstance(v, dt.datetime):
+        return v.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+    return v
+
+
+class Session:
+    """One catalog manager, one configuration, one SparkSession."""
+
+    def __init__(self, conf: Optional[dict[str, str]] = None, spark=None):
+        self.conf = dict(SESSION_DEFAULTS)
+        self.conf.update(conf or {})
+        self._initial = dict(self.conf)
+        self.catalogs = CatalogManager()
+        self._spark = spark
+
+    # -- configuration ---------------------------------------------------------------
+    @property
+    def spark(self):
+        if self._spark is None:
+            from sqlengine.runtime.spark import get_spark
+            spark_conf = {k: v for k, v in self.conf.items() if k.startswith("spark.")}
+            self._spark = get_spark(spark_conf)
+        return self._spark
+
+    @property
+    def streaming(self) -> bool:
+        return self.conf.get("execution.runtime-mode", "streaming").lower() != "batch"
+
+    def lower_context(self) -> LowerContext:
+        return LowerContext(self.conf.get("table.local-time-zone", "UTC"), self.streaming)
+
+    # -- statements -------------------------------------------------------------------
+    def execute_sql(self, sql: str) -> TableResult:
+        """Run every statement of ``sql``; returns the last statement's result."""
+        result = TableResult("OK")
+        for stmt in parse_script(sql):
+            result = self.execute_statement(stmt)
+        return result
+
+    def execute_statement(self, stmt: Statement) -> TableResult:
+        from sqlengine.statements import dispatch
+        try:
+            return dispatch(self, stmt)
+        except SqlEngineError as err:
+            raise err.with_span(stmt.span)
+
+    # -- planning -----------------------------------------------------------------------
+    def binder(self, source: str) -> QueryBinder:
+        return QueryBinder(self.catalogs, source, self.streaming)
+
+    def plan_insert(self, node: exp.Insert, source: str) -> P.Sink:
+        sink = self.binder(source).bind_insert(node)
+        from connectors.base import factory_for
+        factory = factory_for(sink.connector or None, sink.table)
+        check_sink_changelog(sink, factory, self.streaming)
+        factory.validate_sink_options(dict(sink.options))
+        return sink
+
+    def runner(self):
+        from sqlengine.runtime.job import JobRunner
+        return JobRunner(self.spark, self.conf, self.lower_context())

@@ -1,0 +1,213 @@
+"""One handler per statement kind, dispatched by AST node class."""
+from __future__ import annotations
+
+from sqlglot import exp
+
+from catalog.factory import create_catalog
+from catalog.objects import CatalogFunction, CatalogView, Column, TableSchema
+from catalog.show import describe_rows, show_create_table, show_create_view
+from sqlengine.binder.ddl import options_of, table_from_create
+from sqlengine.dialect import nodes as dn
+from sqlengine.dialect.script import Statement, generate
+from sqlengine.errors import UnsupportedError, ValidationError
+from sqlengine.session import Session, TableResult
+
+HANDLERS = {}
+
+
+def handles(*classes):
+    def deco(fn):
+        for c in classes:
+            HANDLERS[c] = fn
+        return fn
+    return deco
+
+
+def dispatch(session: Session, stmt: Statement) -> TableResult:
+    handler = HANDLERS.get(type(stmt.node))
+    if handler is None:
+        raise UnsupportedError(f"Unsupported statement: {stmt.text[:60]}", stmt.span)
+    return handler(session, stmt.node, stmt)
+
+
+@handles(exp.Set)
+def _set(session: Session, node: exp.Set, stmt) -> TableResult:
+    items = node.expressions
+    if not items:
+        rows = [[k, v] for k, v in sorted(session.conf.items())]
+        return TableResult("ROWS", ["key", "value"], rows)
+    for item in items:
+        eq = item.this
+        key = eq.this.name
+        value = eq.expression.name if isinstance(eq.expression, exp.Literal) else generate(eq.expression)
+        session.conf[key] = value
+    return TableResult("OK", text="[INFO] Execute statement succeeded.")
+
+
+@handles(dn.Reset)
+def _reset(session: Session, node: dn.Reset, stmt) -> TableResult:
+    if node.this is None:
+        session.conf = dict(session._initial)
+    else:
+        key = node.this.name
+        if key in session._initial:
+            session.conf[key] = session._initial[key]
+        else:
+            session.conf.pop(key, None)
+    return TableResult("OK", text="[INFO] Execute statement succeeded.")
+
+
+@handles(exp.Create)
+def _create(session: Session, node: exp.Create, stmt) -> TableResult:
+    kind = (node.args.get("kind") or "").upper()
+    exists = bool(node.args.get("exists"))
+    temporary = any(isinstance(p, exp.TemporaryProperty) for p in
+                    (node.args["properties"].expressions if node.args.get("properties") else []))
+    if kind == "TABLE":
+        table_expr = node.this.this if isinstance(node.this, exp.Schema) else node.this
+        path = session.catalogs.qualify([p.name for p in table_expr.parts])
+        if node.expression is not None:
+            raise UnsupportedError("CREATE TABLE ... AS SELECT is not supported yet", stmt.span)
+        table = table_from_create(node, stmt.span.source)
+        if temporary:
+            session.catalogs.create_temporary_table(path, table, exists)
+        else:
+            session.catalogs.create_table(path, table, exists)
+        return TableResult("OK", text="[INFO] Execute statement succeeded.")
+    if kind == "VIEW":
+        table_expr = node.this.this if isinstance(node.this, exp.Schema) else node.this
+        path = session.catalogs.qualify([p.name for p in table_expr.parts])
+        plan = session.binder(stmt.span.source).bind_query(node.expression)
+        names = [c.name for c in node.this.expressions] if isinstance(node.this, exp.Schema) else plan.names()
+        schema = TableSchema(tuple(Column(n, f.type.with_time_attr(None)) for n, f in zip(names, plan.schema)))
+        query_sql = generate(node.expression)
+        if isinstance(node.this, exp.Schema):
+            query_sql = f"SELECT * FROM ({query_sql}) AS v({', '.join('`' + n + '`' for n in names)})"
+        view = CatalogView(query_sql, schema)
+        if temporary:
+            session.catalogs.create_temporary_view(path, view, exists)
+        else:
+            session.catalogs.create_table(path, view, exists)
+        return TableResult("OK", text="[INFO] Execute statement succeeded.")
+    if kind in ("DATABASE", "SCHEMA"):
+        parts = [p.name for p in node.this.parts]
+        catalog = parts[0] if len(parts) > 1 else None
+        session.catalogs.create_database(parts[-1], exists, catalog=catalog) \
+            if _accepts_catalog(session.catalogs.create_database) else \
+            session.catalogs.create_database(parts[-1], exists)
+        return TableResult("OK", text="[INFO] Execute statement succeeded.")
+    raise UnsupportedError(f"CREATE {kind} is not supported", stmt.span)
+
+
+def _accepts_catalog(fn) -> bool:
+    import inspect
+    return "catalog" in inspect.signature(fn).parameters
+
+
+@handles(dn.CreateCatalog)
+def _create_catalog(session: Session, node: dn.CreateCatalog, stmt) -> TableResult:
+    name = node.this.name
+    if node.args.get("exists") and name in session.catalogs.list_catalogs():
+        return TableResult("OK", text="[INFO] Execute statement succeeded.")
+    catalog = create_catalog(name, options_of(node.args.get("properties")))
+    session.catalogs.register_catalog(name, catalog)
+    return TableResult("OK", text="[INFO] Execute statement succeeded.")
+
+
+@handles(dn.CreateFunction)
+def _create_function(session: Session, node: dn.CreateFunction, stmt) -> TableResult:
+    path = session.catalogs.qualify([p.name for p in node.this.parts])
+    lang = (node.args.get("language").name.upper() if node.args.get("language") else "JAVA")
+    fn = CatalogFunction(node.args["identifier"].name, lang, bool(node.args.get("temporary")))
+    if node.args.get("temporary"):
+        session.catalogs.create_temporary_function(path, fn, bool(node.args.get("exists")))
+    else:
+        session.catalogs.create_function(path, fn, bool(node.args.get("exists")))
+    return TableResult("OK", text="[INFO] Execute statement succeeded.")
+
+
+@handles(exp.Drop)
+def _drop(session: Session, node: exp.Drop, stmt) -> TableResult:
+    kind = (node.args.get("kind") or "").upper()
+    exists = bool(node.args.get("exists"))
+    parts = [p.name for p in node.this.parts]
+    if kind in ("TABLE", "VIEW"):
+        path = session.catalogs.qualify(parts)
+        if node.args.get("temporary"):
+            (session.catalogs.drop_temporary_view if kind == "VIEW" else
+             session.catalogs.drop_temporary_table)(path, exists)
+        else:
+            session.catalogs.drop_table(path, exists, is_view=(kind == "VIEW"))
+    elif kind in ("DATABASE", "SCHEMA"):
+        session.catalogs.drop_database(parts[-1], exists, cascade=bool(node.args.get("cascade")))
+    elif kind == "CATALOG":
+        session.catalogs.unregister_catalog(parts[-1], exists)
+    else:
+        raise UnsupportedError(f"DROP {kind} is not supported", stmt.span)
+    return TableResult("OK", text="[INFO] Execute statement succeeded.")
+
+
+@handles(dn.DropFunction)
+def _drop_function(session: Session, node: dn.DropFunction, stmt) -> TableResult:
+    path = session.catalogs.qualify([p.name for p in node.this.parts])
+    if node.args.get("temporary"):
+        session.catalogs.drop_temporary_function(path, bool(node.args.get("exists")))
+    else:
+        session.catalogs.drop_function(path, bool(node.args.get("exists")))
+    return TableResult("OK", text="[INFO] Execute statement succeeded.")
+
+
+@handles(exp.Use)
+def _use(session: Session, node: exp.Use, stmt) -> TableResult:
+    kind = (node.args.get("kind").name.upper() if node.args.get("kind") else "")
+    parts = [p.name for p in node.this.parts] if hasattr(node.this, "parts") else [node.this.name]
+    if kind == "CATALOG":
+        session.catalogs.use_catalog(parts[-1])
+    elif len(parts) == 2:
+        session.catalogs.use_catalog(parts[0])
+        session.catalogs.use_database(parts[1])
+    else:
+        session.catalogs.use_database(parts[-1])
+    return TableResult("OK", text="[INFO] Execute statement succeeded.")
+
+
+@handles(dn.FlinkShow)
+def _show(session: Session, node: dn.FlinkShow, stmt) -> TableResult:
+    from sqlengine.show import show
+    return show(session, node, stmt)
+
+
+@handles(exp.Describe)
+def _describe(session: Session, node: exp.Describe, stmt) -> TableResult:
+    path = session.catalogs.qualify([p.name for p in node.this.parts])
+    header, rows = describe_rows(session.catalogs.get_table(path))
+    return TableResult("ROWS", list(header), [list(r) for r in rows])
+
+
+@handles(dn.FlinkExplain)
+def _explain(session: Session, node: dn.FlinkExplain, stmt) -> TableResult:
+    from sqlengine.physical.explain import explain
+    return TableResult("OK", text=explain(session, node, stmt))
+
+
+@handles(exp.Insert)
+def _insert(session: Session, node: exp.Insert, stmt) -> TableResult:
+    sink = session.plan_insert(node, stmt.span.source)
+    job = session.runner().run_sinks([sink], stmt.text)
+    return TableResult("JOB", job=job, messages=job.messages)
+
+
+@handles(dn.StatementSet)
+def _statement_set(session: Session, node: dn.StatementSet, stmt) -> TableResult:
+    sinks = [session.plan_insert(i, stmt.span.source) for i in node.expressions]
+    if not sinks:
+        raise ValidationError("A statement set needs at least one INSERT statement", stmt.span)
+    job = session.runner().run_sinks(sinks, stmt.text)
+    return TableResult("JOB", job=job, messages=job.messages)
+
+
+@handles(exp.Select, exp.Union, exp.Subquery, exp.Values)
+def _select(session: Session, node, stmt) -> TableResult:
+    from sqlengine.runtime.collect import collect
+    plan = session.binder(stmt.span.source).bind_query(node)
+    return collect(session, plan, stmt)
