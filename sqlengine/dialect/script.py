@@ -126,6 +126,11 @@ def parse_script(text: str) -> list[Statement]:
     return statements
 
 
+def split_script(text: str) -> list[str]:
+    """The text of each top-level statement (no parsing), e.g. to parse them one by one."""
+    return [text[c[0].start: c[-1].end + 1] for c in _split(_tokenize(text))]
+
+
 def parse_one(text: str) -> exp.Expression:
     stmts = parse_script(text)
     if len(stmts) != 1:
