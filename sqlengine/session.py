@@ -16,7 +16,7 @@ from catalog.factory import create_catalog
 from catalog.manager import CatalogManager
 from catalog.objects import CatalogFunction, CatalogView, TableSchema, Column
 from catalog.show import describe_rows, show_create_table, show_create_view
-from catalog.tableau import render_tableau
+from catalog.tableau import render_show_result, render_tableau
 from sqlengine.binder.ddl import options_of, table_from_create
 from sqlengine.binder.query import QueryBinder
 from sqlengine.dialect import nodes as dn
@@ -44,6 +44,7 @@ class TableResult:
     job: Any = None
     text: Optional[str] = None
     changelog: bool = False
+    show: bool = False  # SHOW/DESCRIBE (Flink prints NULL as empty, no width limit)
     messages: list[str] = field(default_factory=list)
 
     def collect(self) -> list[list[Any]]:
@@ -70,7 +71,10 @@ class TableResult:
                    f"Job ID: {self.job.job_id}\n"
         if not self.rows:
             return "Empty set"
-        body = render_tableau(self.header, [[_cell(v) for v in r] for r in self.rows])
+        cells = [[_cell(v) for v in r] for r in self.rows]
+        if self.show:
+            return render_show_result(self.header, cells)
+        body = render_tableau(self.header, cells, max_column_width=30)
         suffix = f"Received a total of {len(self.rows)} rows" if self.changelog else \
             f"{len(self.rows)} row{'s' if len(self.rows) != 1 else ''} in set"
         return f"{body}\n{suffix}"
@@ -81,11 +85,20 @@ class TableResult:
             print(f"[INFO] {m}")
 
 
-def _cell(v: Any) -> Any:
+def _cell(v: Any) -> Optional[str]:
+    """A value as Flink's tableau prints it."""
     import datetime as dt
+    if v is None:
+        return None
+    if isinstance(v, bool):
+        return "TRUE" if v else "FALSE"
     if isinstance(v, dt.datetime):
         return v.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
-    return v
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_cell(x) or "NULL" for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{_cell(k)}={_cell(x)}" for k, x in v.items()) + "}"
+    return str(v)
 
 
 class Session:

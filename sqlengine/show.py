@@ -31,7 +31,7 @@ def show(session: Session, node: dn.FlinkShow, stmt) -> TableResult:
               "CURRENT DATABASE": ("current database name", cm.current_database)}
     if kind in single:
         header, value = single[kind]
-        return TableResult("ROWS", [header], [[value]])
+        return TableResult("ROWS", [header], [[value]], show=True)
     listing = {
         "CATALOGS": ("catalog name", lambda: cm.list_catalogs()),
         "DATABASES": ("database name", lambda: cm.list_databases()),
@@ -46,7 +46,7 @@ def show(session: Session, node: dn.FlinkShow, stmt) -> TableResult:
         raise UnsupportedError(f"SHOW {kind} is not supported yet", stmt.span)
     header, fn = listing[kind]
     names = _like(sorted(fn()), node)
-    return TableResult("ROWS", [header], [[n] for n in names])
+    return TableResult("ROWS", [header], [[n] for n in names], show=True)
 
 
 def _all_functions(cm) -> list[str]:

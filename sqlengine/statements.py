@@ -35,7 +35,7 @@ def _set(session: Session, node: exp.Set, stmt) -> TableResult:
     items = node.expressions
     if not items:
         rows = [[k, v] for k, v in sorted(session.conf.items())]
-        return TableResult("ROWS", ["key", "value"], rows)
+        return TableResult("ROWS", ["key", "value"], rows, show=True)
     for item in items:
         eq = item.this
         key = eq.this.name
@@ -181,7 +181,7 @@ def _show(session: Session, node: dn.FlinkShow, stmt) -> TableResult:
 def _describe(session: Session, node: exp.Describe, stmt) -> TableResult:
     path = session.catalogs.qualify([p.name for p in node.this.parts])
     header, rows = describe_rows(session.catalogs.get_table(path))
-    return TableResult("ROWS", list(header), [list(r) for r in rows])
+    return TableResult("ROWS", list(header), [list(r) for r in rows], show=True)
 
 
 @handles(dn.FlinkExplain)
