@@ -1,0 +1,211 @@
+"""Aggregate functions as Spark aggregate expressions usable in ``groupBy().agg()``.
+
+Flink's result types differ from Spark's: SUM(INT) is INT (wrapping like Java),
+AVG of an integral type is integral (``sum / count`` truncated toward zero),
+SUM(DECIMAL(p, s)) is DECIMAL(38, s) and AVG(DECIMAL(p, s)) is DECIMAL(38, max(6, s))
+computed as one decimal division. ``FILTER (WHERE f)`` masks the input with
+``when(f, x)`` so rows where f is not TRUE are ignored (for COUNT(*) too).
+"""
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+
+from sqlengine.errors import ValidationError
+from sqlengine.types import BIGINT, BOOLEAN, DECIMAL, DataType, STRING as STRING_T
+
+from .base import (ANY, BOOL, COMPARABLE, NUMERIC, STRING, AggregateFunction, Arg, Form,
+                   LowerContext, arity_error, check, register_aggregate)
+from .sparkutil import idiv, null_of
+from .typeinfer import MAX_PRECISION
+
+Lower = Callable[[list[Column], list[Arg], DataType, bool, Optional[Column]], Column]
+
+
+def _masked(col: Column, filter: Optional[Column]) -> Column:
+    return col if filter is None else F.when(filter, col)
+
+
+class _Aggregate(AggregateFunction):
+    """An aggregate built from an inference and a lowering callable."""
+
+    def __init__(self, name: str, infer: Callable[[str, list[Arg], bool], DataType], lower: Lower):
+        self.name = name
+        self._infer = infer
+        self._lower = lower
+
+    def infer(self, args: list[Arg], distinct: bool) -> DataType:
+        return self._infer(self.name, list(args), distinct)
+
+    def lower(self, cols: list[Column], args: list[Arg], result: DataType, distinct: bool,
+              filter: Optional[Column], ctx: LowerContext) -> Column:
+        return self._lower(list(cols), list(args), result, distinct, filter)
+
+
+def aggregate(*names: str, infer: Callable[[str, list[Arg], bool], DataType]):
+    def deco(lower: Lower) -> Lower:
+        for name in names:
+            register_aggregate(_Aggregate(name, infer, lower))
+        return lower
+
+    return deco
+
+
+def _one_of(name: str, args: list[Arg], *forms: Form) -> None:
+    check(name, args, *forms)
+
+
+# -- COUNT ---------------------------------------------------------------------------
+def _count_infer(name: str, args: list[Arg], distinct: bool) -> DataType:
+    if distinct and not args:
+        raise arity_error(name, 1, 1, 0)
+    return BIGINT(False)
+
+
+@aggregate("COUNT", infer=_count_infer)
+def _count(cols, args, result, distinct, filter):
+    if not cols:
+        return F.count(_masked(F.lit(1), filter))
+    if distinct:
+        return F.count_distinct(*[_masked(c, filter) for c in cols])
+    present = cols[0].isNotNull()
+    for c in cols[1:]:
+        present = present & c.isNotNull()
+    return F.count(_masked(F.when(present, F.lit(1)), filter))
+
+
+# -- SUM / AVG -------------------------------------------------------------------------------
+def _sum_infer(name: str, args: list[Arg], distinct: bool) -> DataType:
+    _one_of(name, args, [NUMERIC])
+    t = args[0].type
+    if t.root == "DECIMAL":
+        return DECIMAL(MAX_PRECISION, t.scale)
+    return t.with_nullable(True)
+
+
+@aggregate("SUM", infer=_sum_infer)
+def _sum(cols, args, result, distinct, filter):
+    value = _masked(cols[0], filter)
+    total = F.sum_distinct(value) if distinct else F.sum(value)
+    return total.cast(result.to_spark())
+
+
+def avg_type(t: DataType) -> DataType:
+    """Flink's findAvgAggType: integral stays integral, DECIMAL(38, max(6, s))."""
+    if t.root == "DECIMAL":
+        return DECIMAL(MAX_PRECISION, max(6, t.scale))
+    return t.with_nullable(True)
+
+
+def _avg_infer(name: str, args: list[Arg], distinct: bool) -> DataType:
+    _one_of(name, args, [NUMERIC])
+    return avg_type(args[0].type)
+
+
+@aggregate("AVG", infer=_avg_infer)
+def _avg(cols, args, result, distinct, filter):
+    value = _masked(cols[0], filter)
+    total = F.sum_distinct(value) if distinct else F.sum(value)
+    count = F.count_distinct(value) if distinct else F.count(value)
+    t = args[0].type
+    if t.is_integer:
+        return idiv(total.cast("long"), count).cast(result.to_spark())
+    if t.root == "DECIMAL":
+        exact = total.cast(DECIMAL(MAX_PRECISION, t.scale).to_spark()) / count.cast("decimal(20,0)")
+        return exact.cast(result.to_spark())
+    mean = (total / count) if distinct else F.avg(value)
+    return mean.cast(result.to_spark())
+
+
+# -- MIN / MAX / FIRST / LAST ------------------------------------------------------------------
+def _same_infer(name: str, args: list[Arg], distinct: bool) -> DataType:
+    _one_of(name, args, [COMPARABLE])
+    return args[0].type.with_nullable(True)
+
+
+aggregate("MIN", infer=_same_infer)(
+    lambda cols, args, result, distinct, filter: F.min(_masked(cols[0], filter)))
+aggregate("MAX", infer=_same_infer)(
+    lambda cols, args, result, distinct, filter: F.max(_masked(cols[0], filter)))
+
+
+def _value_infer(name: str, args: list[Arg], distinct: bool) -> DataType:
+    _one_of(name, args, [ANY])
+    return args[0].type.with_nullable(True)
+
+
+# Flink's FIRST_VALUE/LAST_VALUE skip NULL inputs; order is arrival order.
+aggregate("FIRST_VALUE", infer=_value_infer)(
+    lambda cols, args, result, distinct, filter: F.first(_masked(cols[0], filter), ignorenulls=True))
+aggregate("LAST_VALUE", infer=_value_infer)(
+    lambda cols, args, result, distinct, filter: F.last(_masked(cols[0], filter), ignorenulls=True))
+
+
+# -- statistics -------------------------------------------------------------------------------
+def _stat_infer(name: str, args: list[Arg], distinct: bool) -> DataType:
+    _one_of(name, args, [NUMERIC])
+    return avg_type(args[0].type)
+
+
+def _stat(fn):
+    def lower(cols, args, result, distinct, filter):
+        value = _masked(cols[0], filter).cast("double")
+        if distinct:
+            raise ValidationError("DISTINCT is not supported for this statistical aggregate")
+        return fn(value).cast(result.to_spark())
+
+    return lower
+
+
+aggregate("STDDEV_POP", infer=_stat_infer)(_stat(F.stddev_pop))
+aggregate("STDDEV_SAMP", "STDDEV", infer=_stat_infer)(_stat(F.stddev_samp))
+aggregate("VAR_POP", infer=_stat_infer)(_stat(F.var_pop))
+aggregate("VAR_SAMP", "VARIANCE", infer=_stat_infer)(_stat(F.var_samp))
+
+
+# -- LISTAGG / COLLECT / BOOL_AND / BOOL_OR ----------------------------------------------------
+def _listagg_infer(name: str, args: list[Arg], distinct: bool) -> DataType:
+    _one_of(name, args, [STRING], [STRING, STRING])
+    if len(args) == 2 and not args[1].literal:
+        raise ValidationError("The separator of LISTAGG must be a literal")
+    return STRING_T(True)
+
+
+@aggregate("LISTAGG", infer=_listagg_infer)
+def _listagg(cols, args, result, distinct, filter):
+    sep = str(args[1].value) if len(args) == 2 else ","
+    values = _masked(cols[0], filter)
+    items = F.collect_set(values) if distinct else F.collect_list(values)
+    return F.when(F.size(items) > 0, F.concat_ws(sep, items)).otherwise(null_of(result))
+
+
+def _collect_infer(name: str, args: list[Arg], distinct: bool) -> DataType:
+    _one_of(name, args, [ANY])
+    return DataType("MULTISET", False, element=args[0].type)
+
+
+@aggregate("COLLECT", infer=_collect_infer)
+def _collect(cols, args, result, distinct, filter):
+    """MULTISET as a map element -> count (NULL elements are skipped)."""
+    values = _masked(cols[0], filter)
+    items = F.collect_set(values) if distinct else F.collect_list(values)
+    empty = F.create_map().cast(result.to_spark())
+
+    def add(acc: Column, e: Column) -> Column:
+        count = F.coalesce(F.try_element_at(acc, e), F.lit(0)) + 1
+        return F.map_concat(F.map_filter(acc, lambda k, v: k != e), F.create_map(e, count))
+
+    return F.aggregate(items, empty, add)
+
+
+def _bool_infer(name: str, args: list[Arg], distinct: bool) -> DataType:
+    _one_of(name, args, [BOOL])
+    return BOOLEAN(True)
+
+
+aggregate("BOOL_AND", "EVERY", infer=_bool_infer)(
+    lambda cols, args, result, distinct, filter: F.bool_and(_masked(cols[0], filter)))
+aggregate("BOOL_OR", "SOME", infer=_bool_infer)(
+    lambda cols, args, result, distinct, filter: F.bool_or(_masked(cols[0], filter)))
