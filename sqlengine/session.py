@@ -75,9 +75,9 @@ class TableResult:
         if self.show:
             return render_show_result(self.header, cells)
         body = render_tableau(self.header, cells, max_column_width=30)
-        suffix = f"Received a total of {len(self.rows)} rows" if self.changelog else \
-            f"{len(self.rows)} row{'s' if len(self.rows) != 1 else ''} in set"
-        return f"{body}\n{suffix}"
+        if self.changelog:
+            body = body.rsplit("\n", 1)[0] + f"\nReceived a total of {len(self.rows)} rows"
+        return body
 
     def print(self) -> None:
         print(self.render())

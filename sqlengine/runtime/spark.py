@@ -9,6 +9,7 @@ _DEFAULTS = {
     "spark.master": "local[*]",
     "spark.app.name": "sqlengine",
     "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
     # Time values travel as UTC instants (see sqlengine/types.py).
     "spark.sql.session.timeZone": "UTC",
     "spark.sql.shuffle.partitions": "8",
