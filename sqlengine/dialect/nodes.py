@@ -15,9 +15,9 @@ class NotEnforced(exp.Expression):
 
 
 class TableArg(exp.Expression):
-    """``TABLE t`` as an argument of a table-valued function."""
+    """``TABLE t [PARTITION BY k, ...]`` as an argument of a table-valued function."""
 
-    arg_types = {"this": True}
+    arg_types = {"this": True, "partition": False}
 
 
 class Descriptor(exp.Expression):
@@ -49,13 +49,15 @@ class Reset(exp.Expression):
 
 
 class FlinkShow(exp.Expression):
-    """``SHOW <kind> [FROM|IN x] [LIKE 'p']``; ``this`` is the kind text, e.g. ``TABLES``."""
+    """``SHOW <kind> [FROM|IN x] [[NOT] LIKE|ILIKE 'p']``; ``this`` is the kind text, e.g.
+    ``TABLES`` or ``CREATE TABLE``; ``SHOW PARTITIONS t [PARTITION (...)]`` sets ``partition``."""
 
-    arg_types = {"this": True, "target": False, "like": False, "not_like": False, "scope": False}
+    arg_types = {"this": True, "target": False, "like": False, "not_like": False, "scope": False,
+                 "ilike": False, "partition": False}
 
 
 class FlinkExplain(exp.Expression):
-    """``EXPLAIN [PLAN FOR | detail, ...] <statement>``."""
+    """``EXPLAIN [PLAN FOR | detail, ...] <statement>``; ``this`` may be a StatementSet."""
 
     arg_types = {"this": True, "details": False, "plan_for": False}
 
@@ -65,10 +67,11 @@ class CreateCatalog(exp.Expression):
 
 
 class CreateFunction(exp.Expression):
-    """``CREATE [TEMPORARY [SYSTEM]] FUNCTION [IF NOT EXISTS] f AS 'cls' [LANGUAGE l]``."""
+    """``CREATE [TEMPORARY [SYSTEM]] FUNCTION [IF NOT EXISTS] f AS 'cls' [LANGUAGE l]
+    [USING JAR 'p', ...] [WITH (...)]``; ``resources`` are FunctionResource nodes."""
 
     arg_types = {"this": True, "identifier": True, "temporary": False, "system": False,
-                 "exists": False, "language": False}
+                 "exists": False, "language": False, "resources": False, "properties": False}
 
 
 class DropFunction(exp.Expression):
@@ -76,7 +79,12 @@ class DropFunction(exp.Expression):
 
 
 class AlterTableFlink(exp.Expression):
-    """``ALTER TABLE t RENAME TO n | SET (...) | RESET (...) | ADD/MODIFY/DROP ...``."""
+    """``ALTER TABLE [IF EXISTS] t <action>``. ``action`` is one of ``ADD`` / ``MODIFY``
+    (``columns``: ColumnDef, WatermarkColumnConstraint, PrimaryKey or Constraint nodes; a
+    ColumnDef may carry a ``position``), ``DROP`` (``columns``: identifiers), ``DROP WATERMARK``,
+    ``DROP PRIMARY KEY``, ``DROP CONSTRAINT`` (``keys``: [name]), ``RENAME`` (``rename``: the
+    new table), ``RENAME COLUMN`` (``columns``: [old], ``rename``: new), ``SET``
+    (``properties``) and ``RESET`` (``keys``: option keys)."""
 
     arg_types = {"this": True, "action": True, "rename": False, "properties": False,
                  "keys": False, "columns": False, "exists": False}
@@ -98,3 +106,122 @@ class PartitionSpec(exp.Expression):
     """``PARTITION (k = v, ...)`` of INSERT."""
 
     arg_types = {"expressions": True}
+
+
+# -- statements added for the full Flink statement set ---------------------------------
+class BeginStatementSet(exp.Expression):
+    """``BEGIN STATEMENT SET`` of the interactive client, when its ``END`` is not in the script."""
+
+    arg_types = {}
+
+
+class EndStatementSet(exp.Expression):
+    """``END`` closing an interactive ``BEGIN STATEMENT SET``."""
+
+    arg_types = {}
+
+
+class AddJar(exp.Expression):
+    """``ADD JAR 'path'``."""
+
+    arg_types = {"this": True}
+
+
+class RemoveJar(exp.Expression):
+    """``REMOVE JAR 'path'``."""
+
+    arg_types = {"this": True}
+
+
+class Call(exp.Expression):
+    """``CALL [catalog.db.]procedure(arg, ...)``; ``this`` is the procedure name (a Table)."""
+
+    arg_types = {"this": True, "expressions": False}
+
+
+class LoadModule(exp.Expression):
+    """``LOAD MODULE name [WITH ('k' = 'v', ...)]``."""
+
+    arg_types = {"this": True, "properties": False}
+
+
+class UnloadModule(exp.Expression):
+    """``UNLOAD MODULE name``."""
+
+    arg_types = {"this": True}
+
+
+class DescribeCatalog(exp.Expression):
+    """``DESC[RIBE] CATALOG [EXTENDED] name``."""
+
+    arg_types = {"this": True, "extended": False}
+
+
+class DescribeFunction(exp.Expression):
+    """``DESC[RIBE] FUNCTION [EXTENDED] [catalog.db.]name``."""
+
+    arg_types = {"this": True, "extended": False}
+
+
+class FunctionResource(exp.Expression):
+    """``JAR 'path'`` / ``ARTIFACT 'path'`` in ``CREATE FUNCTION ... USING``; ``kind`` is the word."""
+
+    arg_types = {"this": True, "kind": True}
+
+
+class AlterFunction(exp.Expression):
+    """``ALTER [TEMPORARY [SYSTEM]] FUNCTION [IF EXISTS] f AS 'cls' [LANGUAGE l]``."""
+
+    arg_types = {"this": True, "identifier": True, "temporary": False, "system": False,
+                 "exists": False, "language": False}
+
+
+class AlterView(exp.Expression):
+    """``ALTER VIEW v RENAME TO n`` (``rename``) or ``ALTER VIEW v AS <query>`` (``expression``)."""
+
+    arg_types = {"this": True, "rename": False, "expression": False}
+
+
+class AlterDatabase(exp.Expression):
+    """``ALTER DATABASE db SET ('k' = 'v', ...)``."""
+
+    arg_types = {"this": True, "properties": True}
+
+
+class AlterMaterializedTable(exp.Expression):
+    """``ALTER MATERIALIZED TABLE t SUSPEND | RESUME [WITH (...)] | REFRESH [PARTITION (...)]``."""
+
+    arg_types = {"this": True, "action": True, "properties": False, "partition": False}
+
+
+class FreshnessProperty(exp.Expression):
+    """``FRESHNESS = INTERVAL ...`` of a materialized table (not an exp.Property, so that
+    code collecting the ``WITH`` options by ``isinstance(p, exp.Property)`` skips it)."""
+
+    arg_types = {"this": True}
+
+
+class RefreshModeProperty(exp.Expression):
+    """``REFRESH_MODE = FULL | CONTINUOUS`` of a materialized table."""
+
+    arg_types = {"this": True}
+
+
+# -- clauses inside JSON function calls -----------------------------------------------
+class JsonReturning(exp.Expression):
+    """``RETURNING <type>`` inside ``JSON_VALUE(...)``."""
+
+    arg_types = {"this": True}
+
+
+class JsonBehavior(exp.Expression):
+    """``<behavior> ON EMPTY|ERROR|NULL``; ``this`` is e.g. ``NULL``, ``EMPTY ARRAY`` or
+    ``DEFAULT`` (then ``expression`` holds the default value), ``on`` the condition word."""
+
+    arg_types = {"this": True, "on": True, "expression": False}
+
+
+class JsonWrapper(exp.Expression):
+    """``WITHOUT | WITH [CONDITIONAL | UNCONDITIONAL] [ARRAY] WRAPPER`` of ``JSON_QUERY``."""
+
+    arg_types = {"this": True}

@@ -46,28 +46,70 @@ def _tokenize(text: str) -> list[Token]:
         raise SqlSyntaxError(f"SQL parse failed. {err}") from None
 
 
-def _is_statement_set(chunk: list[Token]) -> bool:
-    words = [t.text.upper() for t in chunk[:4]]
-    return words[:3] == ["EXECUTE", "STATEMENT", "SET"] or words[:3] == ["BEGIN", "STATEMENT", "SET"]
+def _statements(tokens: list[Token]) -> list[list[Token]]:
+    """The tokens between top-level semicolons (the semicolons themselves dropped)."""
+    return [tokens[a:b] for a, b in _statement_ranges(tokens)]
+
+
+def _statement_ranges(tokens: list[Token]) -> list[tuple[int, int]]:
+    ranges, start = [], 0
+    for i, tok in enumerate(tokens + [Token(TokenType.SEMICOLON, ";")]):
+        if tok.token_type == TokenType.SEMICOLON:
+            if i > start:
+                ranges.append((start, i))
+            start = i + 1
+    return ranges
+
+
+def _block_begin(chunk: list[Token]) -> int | None:
+    """Index of BEGIN in ``EXECUTE|EXPLAIN [details] STATEMENT SET BEGIN ...``, else None."""
+    if not chunk or chunk[0].text.upper() not in ("EXECUTE", "EXPLAIN"):
+        return None
+    words = [t.text.upper() for t in chunk[:12]]
+    for i in range(1, len(words) - 2):
+        if words[i: i + 3] == ["STATEMENT", "SET", "BEGIN"]:
+            return i + 2
+    return None
+
+
+def _is_client_begin(chunk: list[Token]) -> bool:
+    return [t.text.upper() for t in chunk] == ["BEGIN", "STATEMENT", "SET"]
+
+
+def _is_end(chunk: list[Token]) -> bool:
+    return len(chunk) == 1 and chunk[0].token_type == TokenType.END
 
 
 def _split(tokens: list[Token]) -> list[list[Token]]:
-    """Top-level statements; a statement set runs until its END."""
-    chunks: list[list[Token]] = []
-    current: list[Token] = []
-    for tok in tokens:
-        if tok.token_type == TokenType.SEMICOLON:
-            if _is_statement_set(current) and current[-1].token_type != TokenType.END:
-                current.append(tok)
-                continue
-            if current:
-                chunks.append(current)
-            current = []
-            continue
-        current.append(tok)
-    if current:
-        chunks.append(current)
-    return chunks
+    """Top-level statements. ``EXECUTE|EXPLAIN STATEMENT SET BEGIN ... END`` is one statement
+    (inner semicolons kept); so is a client-style ``BEGIN STATEMENT SET; ...; END`` when its
+    END follows in the script (otherwise BEGIN and END are statements of their own)."""
+    ranges = _statement_ranges(tokens)
+    out: list[list[Token]] = []
+    i = 0
+    while i < len(ranges):
+        chunk = tokens[ranges[i][0]: ranges[i][1]]
+        end = _statement_set_end(chunk, [tokens[a:b] for a, b in ranges[i + 1:]])
+        out.append(chunk if end is None else tokens[ranges[i][0]: ranges[i + end][1]])
+        i += 1 if end is None else end + 1
+    return out
+
+
+def _statement_set_end(chunk: list[Token], rest: list[list[Token]]) -> int | None:
+    """How many following statements belong to the statement set ``chunk`` opens, if any."""
+    begin = _block_begin(chunk)
+    block = begin is not None and not (begin == len(chunk) - 2 and chunk[-1].token_type == TokenType.END)
+    if not block and not _is_client_begin(chunk):
+        return None
+    end = next((j for j, c in enumerate(rest) if _is_end(c)), None)
+    if end is None:
+        return len(rest) if block and rest else None
+    return end + 1
+
+
+def _is_statement_set(chunk: list[Token]) -> bool:
+    return _block_begin(chunk) is not None or (
+        len(chunk) > 3 and _is_client_begin(chunk[:3]) and chunk[3].token_type == TokenType.SEMICOLON)
 
 
 def _parse_chunk(chunk: list[Token], text: str) -> exp.Expression:
@@ -99,20 +141,27 @@ def _syntax_error(err: ParseError, parser, text: str) -> SqlSyntaxError:
 
 
 def _parse_statement_set(chunk: list[Token], text: str) -> exp.Expression:
-    begin = next(i for i, t in enumerate(chunk) if t.text.upper() == "BEGIN" and i > 0) \
-        if chunk[0].text.upper() == "EXECUTE" else 3
-    body = chunk[begin + 1:]
+    """Parse the head (``EXECUTE STATEMENT SET BEGIN`` / ``EXPLAIN ... STATEMENT SET BEGIN`` /
+    ``BEGIN STATEMENT SET``) with the parser, then each INSERT of the body."""
+    begin = _block_begin(chunk)
+    head_end = begin if begin is not None else 3
+    head = _parse_chunk(chunk[: head_end + 1] if begin is not None else chunk[:3], text)
+    body = chunk[head_end + 1:]
     if not body or body[-1].token_type != TokenType.END:
         raise SqlSyntaxError("SQL parse failed. Statement set is missing its END.",
                              Span(text, chunk[0].start, chunk[-1].end + 1))
-    inner = _split(body[:-1])
+    statement_set = head.this if isinstance(head, n.FlinkExplain) else head
+    if isinstance(statement_set, n.BeginStatementSet):
+        head = statement_set = n.StatementSet(expressions=[])
+    inner = _statements(body[:-1])
     inserts = [_parse_chunk(c, text) for c in inner]
     for node, c in zip(inserts, inner):
         if not isinstance(node, exp.Insert):
             raise SqlSyntaxError("Only INSERT statements are allowed in a statement set.",
                                  Span(text, c[0].start, c[-1].end + 1))
         node.meta["span"] = Span(text, c[0].start, c[-1].end + 1)
-    return n.StatementSet(expressions=inserts)
+    statement_set.set("expressions", inserts)
+    return head
 
 
 def parse_script(text: str) -> list[Statement]:

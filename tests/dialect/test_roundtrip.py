@@ -1,22 +1,33 @@
 """The dialect round-trip corpus: real Flink statements parse, generate and re-parse to
-the same tree, and none falls back to sqlglot's raw Command node."""
+the same tree, and none falls back to sqlglot's raw Command node.
+
+Statements are read with the corpus's own format reader (``corpus/count.py``), so test ids
+match ``count.py --list`` (``<file>-<index>``)."""
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import pytest
 from sqlglot import exp
 
 from sqlengine.dialect import generate, parse_script
-from sqlengine.dialect.script import split_script
 
 CORPUS = Path(__file__).parent / "corpus"
 
 
+def _corpus_reader():
+    spec = importlib.util.spec_from_file_location("corpus_count", CORPUS / "count.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.parse_file
+
+
 def corpus_statements():
+    parse_file = _corpus_reader()
     out = []
     for f in sorted(CORPUS.glob("*.sql")):
-        for i, text in enumerate(split_script(f.read_text())):
+        for i, (_source, text) in enumerate(parse_file(f)):
             out.append(pytest.param(text, id=f"{f.stem}-{i}"))
     return out
 

@@ -1,0 +1,247 @@
+"""Parsing Flink's DDL where it differs from sqlglot's: CREATE CATALOG / FUNCTION, the
+``LIKE`` clause and ``FRESHNESS`` of CREATE TABLE, DROP CATALOG / FUNCTION and every ALTER
+(TABLE, VIEW, FUNCTION, DATABASE, MATERIALIZED TABLE).
+
+A mixin of :class:`sqlengine.dialect.parser.FlinkParser`. CREATE TABLE / VIEW / DATABASE
+themselves go through sqlglot's ``_parse_create`` driven by the parser's Flink-only
+``PROPERTY_PARSERS``; ALTER TABLE actions are a dispatch table (``ALTER_TABLE_ACTIONS``).
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from sqlglot import exp
+from sqlglot.tokens import TokenType
+
+from sqlengine.dialect import nodes as n
+
+LIKE_OPTIONS = {
+    "INCLUDING": ("ALL", "CONSTRAINTS", "DISTRIBUTION", "GENERATED", "METADATA", "OPTIONS",
+                  "PARTITIONS", "WATERMARKS"),
+    "EXCLUDING": ("ALL", "CONSTRAINTS", "DISTRIBUTION", "GENERATED", "METADATA", "OPTIONS",
+                  "PARTITIONS", "WATERMARKS"),
+    "OVERWRITING": ("GENERATED", "METADATA", "OPTIONS", "WATERMARKS"),
+}
+FUNCTION_LANGUAGES = ("JAVA", "SCALA", "PYTHON", "SQL")
+MATERIALIZED_TABLE_ACTIONS = ("SUSPEND", "RESUME", "REFRESH")
+
+
+class DdlParser:
+    """Parse methods for Flink DDL statements and clauses."""
+
+    # -- WITH ('k' = 'v', ...) ---------------------------------------------------------
+    def _parse_option(self) -> exp.Property:
+        key = self._parse_string()
+        if key is None:
+            self.raise_error("Expected a string literal option key, e.g. 'connector'")
+        if not self._match(TokenType.EQ):
+            self.raise_error("Expected '=' after the option key")
+        value = self._parse_string()
+        if value is None:
+            self.raise_error("Expected a string literal option value")
+        return self.expression(exp.Property(this=key, value=value))
+
+    def _parse_wrapped_options(self) -> list[exp.Expression]:
+        return self._parse_wrapped_csv(self._parse_option)
+
+    def _parse_options_property(self) -> exp.Properties:
+        return exp.Properties(expressions=self._parse_wrapped_options())
+
+    # -- CREATE ----------------------------------------------------------------------------
+    def _parse_create(self):
+        index = self._index
+        temporary = self._match(TokenType.TEMPORARY) or None
+        system = (temporary and self._match_text_seq("SYSTEM")) or None
+        if not temporary and self._match_text_seq("CATALOG"):
+            return self._parse_create_catalog()
+        if self._match(TokenType.FUNCTION):
+            exists = self._parse_exists(not_=True) or None
+            return self._parse_function_definition(n.CreateFunction, temporary, system, exists)
+        self._retreat(index)
+        return super()._parse_create()
+
+    def _parse_create_catalog(self) -> n.CreateCatalog:
+        exists = self._parse_exists(not_=True) or None
+        name = self._parse_id_var()
+        comment = self._parse_string() if self._match(TokenType.COMMENT) else None
+        props = self._parse_options_property() if self._match(TokenType.WITH) else None
+        return self.expression(n.CreateCatalog(this=name, exists=exists, properties=props,
+                                               comment=comment))
+
+    def _parse_function_definition(self, node_class, temporary, system, exists) -> exp.Expression:
+        """``f AS 'identifier' [LANGUAGE l] [USING JAR 'p', ...] [WITH (...)]`` of CREATE/ALTER."""
+        name = self._parse_table_parts()
+        if not self._match(TokenType.ALIAS):
+            self.raise_error("Expected AS 'class name' in the function definition")
+        args = {"this": name, "identifier": self._parse_required_string("the function identifier"),
+                "temporary": temporary, "system": system, "exists": exists}
+        if self._match_text_seq("LANGUAGE"):
+            if not self._match_texts(FUNCTION_LANGUAGES):
+                self.raise_error(f"Expected one of {', '.join(FUNCTION_LANGUAGES)} after LANGUAGE")
+            args["language"] = exp.var(self._prev.text.upper())
+        if node_class is n.CreateFunction:
+            if self._match(TokenType.USING):
+                args["resources"] = self._parse_csv(self._parse_function_resource)
+            if self._match(TokenType.WITH):
+                args["properties"] = self._parse_options_property()
+        return self.expression(node_class(**args))
+
+    def _parse_function_resource(self) -> n.FunctionResource:
+        if not self._match_texts(("JAR", "ARTIFACT")):
+            self.raise_error("Expected JAR or ARTIFACT in USING")
+        kind = self._prev.text.upper()
+        return self.expression(n.FunctionResource(this=self._parse_required_string("the path"),
+                                                  kind=kind))
+
+    def _parse_create_like(self) -> exp.LikeProperty:
+        """``LIKE source [(INCLUDING ALL OVERWRITING OPTIONS ...)]``."""
+        table = self._parse_table_parts(schema=True)
+        options = []
+        if self._match(TokenType.L_PAREN):
+            while self._curr and not self._match(TokenType.R_PAREN):
+                options.append(self._parse_like_option())
+                self._match(TokenType.COMMA)
+        return self.expression(exp.LikeProperty(this=table, expressions=options))
+
+    def _parse_like_option(self) -> exp.Property:
+        if not self._match_texts(LIKE_OPTIONS):
+            self.raise_error("Expected INCLUDING, EXCLUDING or OVERWRITING in the LIKE options")
+        mode = self._prev.text.upper()
+        if not self._match_texts(LIKE_OPTIONS[mode]):
+            self.raise_error(f"Expected one of {', '.join(LIKE_OPTIONS[mode])} after {mode}")
+        return self.expression(exp.Property(this=exp.var(mode), value=exp.var(self._prev.text.upper())))
+
+    def _parse_freshness(self) -> n.FreshnessProperty:
+        self._match(TokenType.EQ)
+        interval = self._parse_interval()
+        if interval is None:
+            self.raise_error("Expected FRESHNESS = INTERVAL ...")
+        return self.expression(n.FreshnessProperty(this=interval))
+
+    def _parse_refresh_mode(self) -> n.RefreshModeProperty:
+        self._match(TokenType.EQ)
+        if not self._match_texts(("FULL", "CONTINUOUS")):
+            self.raise_error("Expected REFRESH_MODE = FULL or CONTINUOUS")
+        return self.expression(n.RefreshModeProperty(this=exp.var(self._prev.text.upper())))
+
+    # -- DROP ------------------------------------------------------------------------------
+    def _parse_drop(self, exists: bool = False, kind: Optional[str] = None):
+        if kind is None:
+            index = self._index
+            temporary = self._match(TokenType.TEMPORARY) or None
+            system = (temporary and self._match_text_seq("SYSTEM")) or None
+            if self._match(TokenType.FUNCTION):
+                exists_ = self._parse_exists() or None
+                return self.expression(n.DropFunction(this=self._parse_table_parts(),
+                                                      temporary=temporary, system=system,
+                                                      exists=exists_))
+            if not temporary and self._match_text_seq("CATALOG"):
+                exists_ = self._parse_exists()
+                return self.expression(exp.Drop(kind="CATALOG", exists=exists_,
+                                                tables=[self._parse_table_parts()]))
+            self._retreat(index)
+        return super()._parse_drop(exists=exists, kind=kind)
+
+    # -- ALTER -----------------------------------------------------------------------------
+    def _parse_flink_alter(self) -> exp.Expression:
+        temporary = self._match(TokenType.TEMPORARY) or None
+        system = (temporary and self._match_text_seq("SYSTEM")) or None
+        if self._match(TokenType.FUNCTION):
+            exists = self._parse_exists() or None
+            return self._parse_function_definition(n.AlterFunction, temporary, system, exists)
+        if not temporary:
+            for words, method in ALTER_TARGETS:
+                if self._match_text_seq(*words):
+                    return method(self)
+        self.raise_error("Expected TABLE, VIEW, FUNCTION, DATABASE or MATERIALIZED TABLE after ALTER")
+        return None
+
+    def _parse_alter_table_flink(self) -> n.AlterTableFlink:
+        exists = self._parse_exists() or None
+        table = self._parse_table_parts()
+        if not self._match_texts(ALTER_TABLE_ACTIONS):
+            self.raise_error(f"Expected one of {', '.join(ALTER_TABLE_ACTIONS)} after ALTER TABLE {table.sql()}")
+        args = ALTER_TABLE_ACTIONS[self._prev.text.upper()](self)
+        return self.expression(n.AlterTableFlink(this=table, exists=exists, **args))
+
+    def _parse_schema_item(self) -> Optional[exp.Expression]:
+        return self._parse_constraint() or self._parse_field_def()
+
+    def _parse_schema_items(self) -> list[exp.Expression]:
+        if self._match(TokenType.L_PAREN, advance=False):
+            return self._parse_wrapped_csv(self._parse_schema_item)
+        return [self._parse_schema_item()]
+
+    def _parse_alter_table_drop_flink(self) -> dict:
+        if self._match_text_seq("WATERMARK"):
+            return {"action": "DROP WATERMARK"}
+        if self._match(TokenType.PRIMARY_KEY):
+            return {"action": "DROP PRIMARY KEY"}
+        if self._match(TokenType.CONSTRAINT):
+            return {"action": "DROP CONSTRAINT", "keys": [self._parse_id_var()]}
+        if self._match(TokenType.L_PAREN, advance=False):
+            return {"action": "DROP", "columns": self._parse_wrapped_csv(self._parse_id_var)}
+        return {"action": "DROP", "columns": [self._parse_id_var()]}
+
+    def _parse_alter_table_rename_flink(self) -> dict:
+        if self._match_text_seq("TO"):
+            return {"action": "RENAME", "rename": self._parse_table_parts()}
+        old = self._parse_id_var()
+        if not self._match_text_seq("TO"):
+            self.raise_error("Expected TO in ALTER TABLE ... RENAME old TO new")
+        return {"action": "RENAME COLUMN", "columns": [old], "rename": self._parse_id_var()}
+
+    def _parse_alter_view(self) -> n.AlterView:
+        view = self._parse_table_parts()
+        if self._match_text_seq("RENAME", "TO"):
+            return self.expression(n.AlterView(this=view, rename=self._parse_table_parts()))
+        if self._match(TokenType.ALIAS):
+            return self.expression(n.AlterView(this=view, expression=self._parse_ddl_select()))
+        self.raise_error("Expected RENAME TO or AS after ALTER VIEW")
+        return None
+
+    def _parse_alter_database(self) -> n.AlterDatabase:
+        name = self._parse_table_parts()
+        if not self._match(TokenType.SET):
+            self.raise_error("Expected SET (...) after ALTER DATABASE")
+        return self.expression(n.AlterDatabase(this=name, properties=self._parse_options_property()))
+
+    def _parse_alter_materialized_table(self) -> n.AlterMaterializedTable:
+        name = self._parse_table_parts()
+        if not self._match_texts(MATERIALIZED_TABLE_ACTIONS):
+            self.raise_error(f"Expected one of {', '.join(MATERIALIZED_TABLE_ACTIONS)}")
+        node = n.AlterMaterializedTable(this=name, action=self._prev.text.upper())
+        if node.args["action"] == "RESUME" and self._match(TokenType.WITH):
+            node.set("properties", self._parse_options_property())
+        if node.args["action"] == "REFRESH" and self._match(TokenType.PARTITION, advance=False):
+            node.set("partition", self._parse_partition())
+        return self.expression(node)
+
+
+ALTER_TABLE_ACTIONS = {
+    "ADD": lambda self: {"action": "ADD", "columns": self._parse_schema_items()},
+    "MODIFY": lambda self: {"action": "MODIFY", "columns": self._parse_schema_items()},
+    "DROP": lambda self: self._parse_alter_table_drop_flink(),
+    "RENAME": lambda self: self._parse_alter_table_rename_flink(),
+    "SET": lambda self: {"action": "SET", "properties": self._parse_options_property()},
+    "RESET": lambda self: {"action": "RESET", "keys": self._parse_wrapped_csv(
+        lambda: self._parse_required_string("the option key"))},
+}
+
+ALTER_TARGETS = (
+    (("TABLE",), DdlParser._parse_alter_table_flink),
+    (("VIEW",), DdlParser._parse_alter_view),
+    (("DATABASE",), DdlParser._parse_alter_database),
+    (("MATERIALIZED", "TABLE"), DdlParser._parse_alter_materialized_table),
+)
+
+STATEMENTS = {
+    TokenType.ALTER: lambda self: self._parse_flink_alter(),
+}
+
+PROPERTIES = {
+    "WITH": lambda self: self._parse_wrapped_options(),
+    "LIKE": lambda self: self._parse_create_like(),
+    "FRESHNESS": lambda self: self._parse_freshness(),
+    "REFRESH_MODE": lambda self: self._parse_refresh_mode(),
+}

@@ -1,0 +1,302 @@
+"""The Flink SQL parser: sqlglot's parser extended through its dispatch tables.
+
+Statement parsing lives in two mixins (``parse_commands`` for SET/SHOW/EXPLAIN/...,
+``parse_ddl`` for CREATE/ALTER/DROP); this module wires their tables in and overrides the
+few expression-level methods where Flink's grammar differs from sqlglot's: computed and
+metadata columns, ``ROW(...)`` types, plural interval units, window TVFs in FROM (with
+``TABLE t [PARTITION BY k]`` and named arguments), ``/*+ ... */`` hints after table names,
+and the clauses of the SQL/JSON functions.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from sqlglot import exp
+from sqlglot.parser import Parser, build_coalesce
+from sqlglot.tokens import TokenType
+
+from sqlengine.dialect import nodes as n
+from sqlengine.dialect import parse_commands, parse_ddl
+from sqlengine.dialect.parse_commands import CommandParser
+from sqlengine.dialect.parse_ddl import DdlParser
+
+PLURAL_UNITS = {
+    "SECONDS": "SECOND", "MINUTES": "MINUTE", "HOURS": "HOUR", "DAYS": "DAY",
+    "MONTHS": "MONTH", "YEARS": "YEAR", "MILLISECONDS": "MILLISECOND",
+}
+WINDOW_TVFS = ("TUMBLE", "HOP", "CUMULATE", "SESSION")
+JSON_CLAUSE_FUNCTIONS = ("JSON_VALUE", "JSON_QUERY", "JSON_EXISTS", "JSON_ARRAY", "JSON_ARRAYAGG")
+JSON_BEHAVIORS = (("EMPTY", "ARRAY"), ("EMPTY", "OBJECT"), ("NULL",), ("ERROR",), ("TRUE",),
+                  ("FALSE",), ("UNKNOWN",), ("ABSENT",))
+# sqlglot's property parsers that Flink's CREATE statements use; everything else is an error.
+_BASE_PROPERTIES = ("COMMENT", "PARTITIONED BY", "TEMPORARY", "MATERIALIZED")
+
+
+class FlinkParser(DdlParser, CommandParser, Parser):
+    STATEMENT_PARSERS = {
+        **Parser.STATEMENT_PARSERS,
+        **parse_commands.STATEMENTS,
+        **parse_ddl.STATEMENTS,
+    }
+    WORD_STATEMENT_PARSERS = parse_commands.WORD_STATEMENTS
+
+    PROPERTY_PARSERS = {
+        **{key: Parser.PROPERTY_PARSERS[key] for key in _BASE_PROPERTIES},
+        **parse_ddl.PROPERTIES,
+    }
+
+    CONSTRAINT_PARSERS = {
+        **Parser.CONSTRAINT_PARSERS,
+        "WATERMARK": lambda self: self.expression(
+            exp.WatermarkColumnConstraint(
+                this=self._match(TokenType.FOR) and self._parse_column(),
+                expression=self._match(TokenType.ALIAS) and self._parse_disjunction(),
+            )
+        ),
+        "METADATA": lambda self: self._parse_metadata_constraint(),
+        "NOT": lambda self: self._parse_not_constraint_flink(),
+    }
+    SCHEMA_UNNAMED_CONSTRAINTS = {*Parser.SCHEMA_UNNAMED_CONSTRAINTS, "WATERMARK"}
+
+    FUNCTIONS = {
+        **Parser.FUNCTIONS,
+        "IFNULL": lambda args: build_coalesce(args, is_null=True),
+    }
+    FUNCTION_PARSERS = {
+        **Parser.FUNCTION_PARSERS,
+        "DESCRIPTOR": lambda self: n.Descriptor(expressions=self._parse_csv(self._parse_column)),
+        "TIMESTAMPDIFF": lambda self: exp.Anonymous(
+            this="TIMESTAMPDIFF", expressions=self._parse_csv(self._parse_disjunction)),
+        "TIMESTAMPADD": lambda self: exp.Anonymous(
+            this="TIMESTAMPADD", expressions=self._parse_csv(self._parse_disjunction)),
+        **{name: (lambda name: lambda self: self._parse_json_call(name))(name)
+           for name in JSON_CLAUSE_FUNCTIONS},
+    }
+    LAMBDAS = {
+        **Parser.LAMBDAS,
+        TokenType.FARROW: lambda self, expressions: self.expression(
+            exp.Kwarg(this=exp.var(expressions[0].name),
+                      expression=self._parse_table_arg() or self._parse_disjunction()
+                      or self._parse_select())),
+    }
+    CONFLICT_ACTIONS = {**Parser.CONFLICT_ACTIONS, "DO": ("NOTHING", "ERROR", "DEDUPLICATE")}
+    TABLE_POSTFIX_TOKENS = {*Parser.TABLE_POSTFIX_TOKENS, TokenType.HINT}
+
+    # -- errors and statements ----------------------------------------------------------
+    def raise_error(self, message: str, token=None) -> None:
+        """Remember the offending token so the script parser can point a caret at it."""
+        if getattr(self, "error_token", None) is None:
+            self.error_token = token or self._curr or self._prev
+        super().raise_error(message, token) if token is not None else super().raise_error(message)
+
+    def _parse_as_command(self, start):
+        """Flink has no opaque commands: what sqlglot would keep as raw text is an error."""
+        self.raise_error("Invalid expression / Unexpected token")
+        return None
+
+    def _parse_command(self):
+        self.raise_error(f"Unsupported statement {self._prev.text.upper()}", self._prev)
+        return None
+
+    def _parse_statement(self):
+        if self._curr and self._curr.token_type in (TokenType.VAR, TokenType.COMMAND):
+            parser = self.WORD_STATEMENT_PARSERS.get(self._curr.text.upper())
+            if parser:
+                self._advance()
+                return parser(self)
+        return super()._parse_statement()
+
+    def _parse_property(self):
+        if self._match_texts(self.PROPERTY_PARSERS):
+            return self.PROPERTY_PARSERS[self._prev.text.upper()](self)
+        return None
+
+    def _parse_property_before(self):
+        return None
+
+    # -- columns ------------------------------------------------------------------------
+    def _parse_metadata_constraint(self) -> exp.Expression:
+        key = self._parse_string() if self._match(TokenType.FROM) else None
+        virtual = self._match_text_seq("VIRTUAL")
+        return n.MetadataColumnConstraint(this=key, virtual=virtual or None)
+
+    def _parse_not_constraint_flink(self) -> Optional[exp.Expression]:
+        if self._match_text_seq("ENFORCED"):
+            return n.NotEnforced()
+        return self._parse_not_constraint()
+
+    def _parse_column_def(self, this, computed_column: bool = True):
+        """``name AS expr [COMMENT 'c'] [FIRST | AFTER col]`` is a computed column."""
+        if isinstance(this, exp.Column):
+            this = this.this
+        if computed_column and self._match(TokenType.ALIAS):
+            expression = self._parse_disjunction()
+            constraints = [exp.ColumnConstraint(kind=exp.ComputedColumnConstraint(this=expression))]
+            comment = self._parse_column_constraint()
+            if comment:
+                constraints.append(comment)
+            position = None
+            if self._match_texts(("FIRST", "AFTER")):
+                pos = self._prev.text.upper()
+                position = exp.ColumnPosition(this=self._parse_column() if pos == "AFTER" else None,
+                                              position=pos)
+            return self.expression(exp.ColumnDef(this=this, constraints=constraints,
+                                                 position=position))
+        return super()._parse_column_def(this, computed_column)
+
+    # -- types ----------------------------------------------------------------------------
+    def _parse_types(self, *args, **kwargs):
+        index = self._index
+        if self._match(TokenType.STRUCT) and self._match(TokenType.L_PAREN):
+            # ROW(name TYPE, ...) is ROW<name TYPE, ...>; ROW(expr, ...) is a constructor.
+            if self._curr and self._next and self._next.token_type in self.TYPE_TOKENS | {
+                    TokenType.STRUCT}:
+                fields = self._parse_csv(lambda: self._parse_struct_types(type_required=True))
+                if self._match(TokenType.R_PAREN):
+                    return self._parse_type_suffix(exp.DataType(
+                        this=exp.DType.STRUCT, expressions=fields, nested=True))
+            self._retreat(index)
+        elif self._index != index:
+            self._retreat(index)
+        dtype = super()._parse_types(*args, **kwargs)
+        return self._parse_type_suffix(dtype) if dtype is not None else dtype
+
+    def _parse_type_suffix(self, dtype):
+        if isinstance(dtype, exp.DataType) and dtype.this == exp.DType.TIMESTAMP and \
+                self._match_text_seq("WITH", "LOCAL", "TIME", "ZONE"):
+            dtype = exp.DataType(this=exp.DType.TIMESTAMPLTZ, expressions=dtype.expressions)
+        elif isinstance(dtype, exp.DataType) and dtype.this == exp.DType.TIMESTAMP and \
+                self._match_text_seq("WITHOUT", "TIME", "ZONE"):
+            pass
+        return dtype
+
+    # -- intervals with plural units -------------------------------------------------------
+    def _parse_interval(self, require_interval: bool = True, parse_function_unit: bool = True):
+        if self._curr and self._match(TokenType.INTERVAL, advance=False):
+            for tok in self._tokens[self._index: self._index + 4]:
+                if tok.token_type == TokenType.VAR and tok.text.upper() in PLURAL_UNITS:
+                    tok.text = PLURAL_UNITS[tok.text.upper()]
+        return super()._parse_interval(require_interval, parse_function_unit)
+
+    # -- FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(c), ...)) -----------------------------------
+    def _parse_table(self, schema: bool = False, joins: bool = False, alias_tokens=None,
+                     parse_bracket: bool = False, is_db_reference: bool = False,
+                     parse_partition: bool = False, consume_pipe: bool = False):
+        if (not schema and self._curr and self._curr.token_type == TokenType.TABLE
+                and self._next and self._next.token_type == TokenType.L_PAREN):
+            self._advance(2)
+            call = self._parse_function()
+            self._match_r_paren()
+            alias = self._parse_table_alias(alias_tokens=alias_tokens or self.TABLE_ALIAS_TOKENS)
+            return self.expression(n.WindowTVF(this=call, alias=alias))
+        return super()._parse_table(schema=schema, joins=joins, alias_tokens=alias_tokens,
+                                    parse_bracket=parse_bracket, is_db_reference=is_db_reference,
+                                    parse_partition=parse_partition, consume_pipe=consume_pipe)
+
+    def _parse_table_arg(self) -> Optional[n.TableArg]:
+        """``TABLE t [PARTITION BY k | PARTITION BY (k, ...)]`` as a TVF argument."""
+        if not (self._curr and self._curr.token_type == TokenType.TABLE and self._next and
+                self._next.token_type in {TokenType.VAR, TokenType.IDENTIFIER} | self.ID_VAR_TOKENS):
+            return None
+        self._advance()
+        node = n.TableArg(this=self._parse_table_parts())
+        if self._match(TokenType.PARTITION_BY):
+            keys = (self._parse_wrapped_csv(self._parse_column)
+                    if self._match(TokenType.L_PAREN, advance=False) else [self._parse_column()])
+            node.set("partition", keys)
+        return self.expression(node)
+
+    def _parse_lambda(self, alias: bool = False):
+        return self._parse_table_arg() or super()._parse_lambda(alias=alias)
+
+    # -- /*+ hints */ -----------------------------------------------------------------------
+    def _parse_table_alias(self, alias_tokens=None):
+        """A ``/*+ OPTIONS(...) */`` hint sits between a table name and its alias; it is kept
+        until ``_parse_table_hints`` attaches it to the same table."""
+        if self._match(TokenType.HINT, advance=False):
+            self._pending_table_hints = self._parse_flink_hints()
+        return super()._parse_table_alias(alias_tokens=alias_tokens)
+
+    def _parse_table_hints(self):
+        hints = getattr(self, "_pending_table_hints", None)
+        self._pending_table_hints = None
+        return hints or super()._parse_table_hints()
+
+    def _parse_flink_hints(self) -> Optional[list[exp.Expression]]:
+        hint = self._parse_hint()
+        return [hint] if hint else None
+
+    def _parse_insert_table(self):
+        table = self._parse_table_parts(schema=True)
+        if self._match(TokenType.HINT, advance=False):
+            table.set("hints", self._parse_flink_hints())
+        if self._match(TokenType.PARTITION, advance=False):
+            table.set("partition", self._parse_partition())
+        return self._parse_schema(this=table)
+
+    def _parse_hint_function_call(self) -> Optional[exp.Expression]:
+        """``NAME(arg, ...)`` where an argument is ``'key' = 'value'``, an identifier or a literal."""
+        if not (self._curr and self._next and self._next.token_type == TokenType.L_PAREN):
+            return None
+        name = self._curr.text.upper()
+        self._advance(2)
+        args = self._parse_csv(self._parse_hint_argument)
+        self._match_r_paren()
+        return self.expression(exp.Anonymous(this=name, expressions=args))
+
+    def _parse_hint_argument(self) -> Optional[exp.Expression]:
+        key = self._parse_string() or self._parse_table_parts(schema=True)
+        if self._match(TokenType.EQ):
+            return self.expression(exp.Property(this=key, value=self._parse_primary()))
+        return key
+
+    # -- SQL/JSON functions --------------------------------------------------------------------
+    def _parse_json_call(self, name: str) -> exp.Anonymous:
+        """``JSON_VALUE(v, path [RETURNING t] [b ON EMPTY] [b ON ERROR])`` and friends; the
+        clauses follow the arguments as JsonReturning / JsonWrapper / JsonBehavior nodes."""
+        args = self._parse_csv(self._parse_disjunction)
+        while True:
+            clause = self._parse_json_clause()
+            if clause is None:
+                break
+            args.append(clause)
+        return self.expression(exp.Anonymous(this=name, expressions=args))
+
+    def _parse_json_clause(self) -> Optional[exp.Expression]:
+        if self._match(TokenType.RETURNING):
+            return self.expression(n.JsonReturning(this=self._parse_types()))
+        return self._parse_json_wrapper() or self._parse_json_behavior()
+
+    def _parse_json_wrapper(self) -> Optional[n.JsonWrapper]:
+        index = self._index
+        if self._match_text_seq("WITHOUT"):
+            words = ["WITHOUT"]
+        elif self._match(TokenType.WITH):
+            words = ["WITH"]
+            if self._match_texts(("CONDITIONAL", "UNCONDITIONAL")):
+                words.append(self._prev.text.upper())
+        else:
+            return None
+        if self._match(TokenType.ARRAY):
+            words.append("ARRAY")
+        if not self._match_text_seq("WRAPPER"):
+            self._retreat(index)
+            return None
+        return self.expression(n.JsonWrapper(this=" ".join(words)))
+
+    def _parse_json_behavior(self) -> Optional[n.JsonBehavior]:
+        index = self._index
+        value = None
+        for words in JSON_BEHAVIORS:
+            if self._match_text_seq(*words):
+                behavior = " ".join(words)
+                break
+        else:
+            if not self._match(TokenType.DEFAULT):
+                return None
+            behavior, value = "DEFAULT", self._parse_bitwise()
+        if self._match_text_seq("ON") and self._match_texts(("EMPTY", "ERROR", "NULL")):
+            return self.expression(n.JsonBehavior(this=behavior, on=self._prev.text.upper(),
+                                                  expression=value))
+        self._retreat(index)
+        return None
