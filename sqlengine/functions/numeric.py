@@ -37,10 +37,14 @@ def _double_infer(arity: int):
     return infer
 
 
-def java_ln(x: Column) -> Column:
-    """Math.log: -Infinity at 0, NaN for negatives (Spark yields NULL)."""
-    return (F.when(x > 0, F.log(x)).when(x == 0, F.lit(float("-inf")))
+def java_log(x: Column, fn=F.log) -> Column:
+    """Math.log/log10: -Infinity at 0, NaN for negatives (Spark yields NULL)."""
+    return (F.when(x > 0, fn(x)).when(x == 0, F.lit(float("-inf")))
             .when(x < 0, F.lit(float("nan"))).when(F.isnan(x), F.lit(float("nan"))))
+
+
+def java_ln(x: Column) -> Column:
+    return java_log(x, F.log)
 
 
 _UNARY_DOUBLE = {
@@ -49,7 +53,7 @@ _UNARY_DOUBLE = {
     "DEGREES": F.degrees, "RADIANS": F.radians, "CBRT": F.cbrt,
     "COT": lambda x: F.lit(1.0) / F.tan(x),
     "LN": java_ln,
-    "LOG10": lambda x: java_ln(x) / F.lit(math.log(10)),
+    "LOG10": lambda x: java_log(x, F.log10),
     "LOG2": lambda x: java_ln(x) / F.lit(math.log(2)),
 }
 for _name, _fn in _UNARY_DOUBLE.items():

@@ -142,7 +142,7 @@ def _json_value_infer(name: str, args: list[Arg]) -> DataType:
 @scalar("JSON_VALUE", infer=_json_value_infer)
 def _json_value(cols, args, result, ctx):
     """Scalar at a JSON path (lax mode, NULL ON EMPTY / NULL ON ERROR); objects -> NULL."""
-    found = F.get_json_object(cols[0], cols[1])
+    found = F.call_function("get_json_object", cols[0], cols[1])
     is_composite = found.startswith("{") | found.startswith("[")
     return F.when(is_composite, F.lit(None).cast("string")).otherwise(found)
 
