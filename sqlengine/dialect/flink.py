@@ -31,6 +31,9 @@ class FlinkTokenizer(Tokenizer):
     }
     KEYWORDS.pop("SESSION", None)
     COMMANDS = Tokenizer.COMMANDS - {TokenType.SHOW, TokenType.EXECUTE}
+    # `/*+ ... */` is always a hint in Flink (after SELECT, INSERT or a table name), never a
+    # comment; where the parser does not expect one it is a syntax error, as in Flink.
+    TOKENS_PRECEDING_HINT = set(TokenType)
 
 
 class Flink(Dialect):

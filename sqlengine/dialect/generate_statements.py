@@ -107,8 +107,11 @@ def alter_table_sql(self: Generator, e: n.AlterTableFlink) -> str:
     columns = e.args.get("columns") or []
     if action in ("ADD", "MODIFY", "DROP"):
         return f"{text} {action} {_schema_items(self, columns)}"
-    if action in ("DROP WATERMARK", "DROP PRIMARY KEY"):
+    if action in ("DROP WATERMARK", "DROP PRIMARY KEY", "DROP DISTRIBUTION"):
         return f"{text} {action}"
+    if action in ("ADD DISTRIBUTION", "MODIFY DISTRIBUTION"):
+        dist = distribution_sql(self, e.args["properties"].expressions[0], "")
+        return f"{text} {action}{dist}"
     if action == "DROP CONSTRAINT":
         return f"{text} DROP CONSTRAINT {self.sql(e.args['keys'][0])}"
     if action == "RENAME":
@@ -132,6 +135,16 @@ def alter_materialized_table_sql(self: Generator, e: n.AlterMaterializedTable) -
         text += " WITH " + _options(self, e.args["properties"])
     if e.args.get("partition"):
         text += f" {self.sql(e, 'partition')}"
+    return text
+
+
+def distribution_sql(self: Generator, e: n.DistributionProperty, head: str = "DISTRIBUTED") -> str:
+    text = head
+    if e.expressions:
+        kind = e.args.get("kind")
+        text += (f" BY {kind}(" if kind else " BY (") + f"{self.expressions(e, flat=True)})"
+    if e.args.get("buckets"):
+        text += f" INTO {self.sql(e, 'buckets')} BUCKETS"
     return text
 
 
@@ -168,6 +181,7 @@ STATEMENT_TRANSFORMS = {
     n.AlterDatabase: lambda self, e: f"ALTER DATABASE {self.sql(e, 'this')} SET "
     + _options(self, e.args["properties"]),
     n.AlterMaterializedTable: alter_materialized_table_sql,
+    n.DistributionProperty: distribution_sql,
     n.StopJob: stop_job_sql,
     n.AddJar: lambda self, e: f"ADD JAR {self.sql(e, 'this')}",
     n.RemoveJar: lambda self, e: f"REMOVE JAR {self.sql(e, 'this')}",

@@ -74,7 +74,18 @@ def _like_property_sql(self: Generator, e: exp.LikeProperty) -> str:
     return f"LIKE {self.sql(e, 'this')}" + (f" ({options})" if options else "")
 
 
+def _row_field_sql(self: Generator, e: exp.ColumnDef) -> str:
+    """A ROW field: ``name TYPE [NOT NULL] ['description']``."""
+    parts = [self.sql(e, "this"), self.sql(e, "kind")]
+    for c in e.args.get("constraints") or []:
+        kind = c.args.get("kind")
+        parts.append(self.sql(kind, "this") if isinstance(kind, exp.CommentColumnConstraint) else self.sql(c))
+    return " ".join(p for p in parts if p)
+
+
 def _column_def_sql(self: Generator, e: exp.ColumnDef) -> str:
+    if isinstance(e.parent, exp.DataType):
+        return _row_field_sql(self, e)
     constraints = e.args.get("constraints") or []
     if constraints and isinstance(constraints[0].args.get("kind"), exp.ComputedColumnConstraint) \
             and not e.args.get("kind"):
@@ -149,12 +160,14 @@ class FlinkGenerator(Generator):
         exp.DType.VARBINARY: "BYTES",
         exp.DType.TIMESTAMPLTZ: "TIMESTAMP_LTZ",
         exp.DType.STRUCT: "ROW",
+        exp.DType.LIST: "MULTISET",
     }
     PROPERTIES_LOCATION = {
         **Generator.PROPERTIES_LOCATION,
         exp.SchemaCommentProperty: exp.Properties.Location.POST_SCHEMA,
         exp.PartitionedByProperty: exp.Properties.Location.POST_SCHEMA,
         exp.LikeProperty: exp.Properties.Location.POST_EXPRESSION,
+        n.DistributionProperty: exp.Properties.Location.POST_SCHEMA,
         n.FreshnessProperty: exp.Properties.Location.POST_WITH,
         n.RefreshModeProperty: exp.Properties.Location.POST_WITH,
     }
@@ -169,6 +182,10 @@ class FlinkGenerator(Generator):
         head = super().properties_sql(rest)
         tail = " ".join(self.sql(p) for p in trailing)
         return f"{head} {tail}" if head else f" {tail}"
+
+    def datatype_sql(self, expression: exp.DataType) -> str:
+        text = super().datatype_sql(expression)
+        return f"{text} NOT NULL" if expression.args.get("nullable") is False else text
 
     def table_parts(self, expression: exp.Table) -> str:
         hints = "".join(self.sql(h) for h in expression.args.get("hints") or [])

@@ -225,3 +225,10 @@ class JsonWrapper(exp.Expression):
     """``WITHOUT | WITH [CONDITIONAL | UNCONDITIONAL] [ARRAY] WRAPPER`` of ``JSON_QUERY``."""
 
     arg_types = {"this": True}
+
+
+class DistributionProperty(exp.Expression):
+    """``DISTRIBUTED BY [HASH | RANGE] (k, ...) [INTO n BUCKETS]`` or ``DISTRIBUTED INTO n
+    BUCKETS`` of CREATE TABLE (Flink 2.0); ``kind`` is ``HASH`` / ``RANGE`` or None."""
+
+    arg_types = {"expressions": False, "kind": False, "buckets": False}

@@ -118,6 +118,21 @@ class DdlParser:
             self.raise_error("Expected FRESHNESS = INTERVAL ...")
         return self.expression(n.FreshnessProperty(this=interval))
 
+    def _parse_distribution(self) -> n.DistributionProperty:
+        """``[BY [HASH | RANGE] (k, ...)] [INTO n BUCKETS]`` after DISTRIBUTED / DISTRIBUTION."""
+        node = n.DistributionProperty()
+        if self._match_text_seq("BY"):
+            if self._match_texts(("HASH", "RANGE")):
+                node.set("kind", self._prev.text.upper())
+            node.set("expressions", self._parse_wrapped_csv(self._parse_id_var))
+        if self._match(TokenType.INTO):
+            node.set("buckets", self._parse_number())
+            if not self._match_text_seq("BUCKETS"):
+                self.raise_error("Expected BUCKETS after INTO n")
+        if not node.expressions and not node.args.get("buckets"):
+            self.raise_error("Expected BY (columns) or INTO n BUCKETS")
+        return self.expression(node)
+
     def _parse_refresh_mode(self) -> n.RefreshModeProperty:
         self._match(TokenType.EQ)
         if not self._match_texts(("FULL", "CONTINUOUS")):
@@ -172,9 +187,16 @@ class DdlParser:
             return self._parse_wrapped_csv(self._parse_schema_item)
         return [self._parse_schema_item()]
 
+    def _parse_alter_table_add_flink(self, action: str) -> dict:
+        if self._match_text_seq("DISTRIBUTION"):
+            return {"action": f"{action} DISTRIBUTION",
+                    "properties": exp.Properties(expressions=[self._parse_distribution()])}
+        return {"action": action, "columns": self._parse_schema_items()}
+
     def _parse_alter_table_drop_flink(self) -> dict:
-        if self._match_text_seq("WATERMARK"):
-            return {"action": "DROP WATERMARK"}
+        for words in (("WATERMARK",), ("DISTRIBUTION",)):
+            if self._match_text_seq(*words):
+                return {"action": f"DROP {words[0]}"}
         if self._match(TokenType.PRIMARY_KEY):
             return {"action": "DROP PRIMARY KEY"}
         if self._match(TokenType.CONSTRAINT):
@@ -219,8 +241,8 @@ class DdlParser:
 
 
 ALTER_TABLE_ACTIONS = {
-    "ADD": lambda self: {"action": "ADD", "columns": self._parse_schema_items()},
-    "MODIFY": lambda self: {"action": "MODIFY", "columns": self._parse_schema_items()},
+    "ADD": lambda self: self._parse_alter_table_add_flink("ADD"),
+    "MODIFY": lambda self: self._parse_alter_table_add_flink("MODIFY"),
     "DROP": lambda self: self._parse_alter_table_drop_flink(),
     "RENAME": lambda self: self._parse_alter_table_rename_flink(),
     "SET": lambda self: {"action": "SET", "properties": self._parse_options_property()},
@@ -243,5 +265,6 @@ PROPERTIES = {
     "WITH": lambda self: self._parse_wrapped_options(),
     "LIKE": lambda self: self._parse_create_like(),
     "FRESHNESS": lambda self: self._parse_freshness(),
+    "DISTRIBUTED": lambda self: self._parse_distribution(),
     "REFRESH_MODE": lambda self: self._parse_refresh_mode(),
 }

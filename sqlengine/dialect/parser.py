@@ -30,11 +30,16 @@ JSON_BEHAVIORS = (("EMPTY", "ARRAY"), ("EMPTY", "OBJECT"), ("NULL",), ("ERROR",)
                   ("FALSE",), ("UNKNOWN",), ("ABSENT",))
 # sqlglot's property parsers that Flink's CREATE statements use; everything else is an error.
 _BASE_PROPERTIES = ("COMMENT", "PARTITIONED BY", "TEMPORARY", "MATERIALIZED")
+# sqlglot's statement parsers for statements Flink has (GRANT, COPY, MERGE, ... are errors).
+_BASE_STATEMENTS = (TokenType.ALTER, TokenType.ANALYZE, TokenType.CREATE, TokenType.DELETE,
+                    TokenType.DROP, TokenType.INSERT, TokenType.TRUNCATE, TokenType.UPDATE)
+# Tokens a query statement may start with.
+QUERY_START = (TokenType.SELECT, TokenType.WITH, TokenType.VALUES, TokenType.L_PAREN)
 
 
 class FlinkParser(DdlParser, CommandParser, Parser):
     STATEMENT_PARSERS = {
-        **Parser.STATEMENT_PARSERS,
+        **{token: Parser.STATEMENT_PARSERS[token] for token in _BASE_STATEMENTS},
         **parse_commands.STATEMENTS,
         **parse_ddl.STATEMENTS,
     }
@@ -99,11 +104,15 @@ class FlinkParser(DdlParser, CommandParser, Parser):
         return None
 
     def _parse_statement(self):
-        if self._curr and self._curr.token_type in (TokenType.VAR, TokenType.COMMAND):
-            parser = self.WORD_STATEMENT_PARSERS.get(self._curr.text.upper())
-            if parser:
-                self._advance()
-                return parser(self)
+        if not self._curr:
+            return None
+        parser = self.WORD_STATEMENT_PARSERS.get(self._curr.text.upper())
+        if parser and self._curr.token_type in (TokenType.VAR, TokenType.COMMAND):
+            self._advance()
+            return parser(self)
+        if self._curr.token_type not in self.STATEMENT_PARSERS and \
+                self._curr.token_type not in QUERY_START:
+            self.raise_error("Expected a statement (a query, INSERT, DDL, SET, SHOW, ...)")
         return super()._parse_statement()
 
     def _parse_property(self):
@@ -146,6 +155,26 @@ class FlinkParser(DdlParser, CommandParser, Parser):
 
     # -- types ----------------------------------------------------------------------------
     def _parse_types(self, *args, **kwargs):
+        """Flink types: ``ROW(name TYPE, ...)``, ``TIMESTAMP WITH LOCAL TIME ZONE``,
+        ``MULTISET<T>`` (DType.LIST) and ``NOT NULL`` on nested types (``ARRAY<INT NOT NULL>``,
+        kept as ``nullable=False``)."""
+        multiset = self._curr and self._curr.text.upper() == "MULTISET"
+        self._type_depth = getattr(self, "_type_depth", 0) + 1
+        try:
+            dtype = self._parse_row_type() or super()._parse_types(*args, **kwargs)
+        finally:
+            self._type_depth -= 1
+        if dtype is None:
+            return None
+        if multiset and isinstance(dtype, exp.DataType) and dtype.this == exp.DType.ARRAY:
+            dtype.set("this", exp.DType.LIST)  # MULTISET<T>: a bag, not an ARRAY
+        dtype = self._parse_type_suffix(dtype)
+        if self._type_depth > 0 and isinstance(dtype, exp.DataType) and \
+                self._match_text_seq("NOT", "NULL"):
+            dtype.set("nullable", False)
+        return dtype
+
+    def _parse_row_type(self) -> Optional[exp.DataType]:
         index = self._index
         if self._match(TokenType.STRUCT) and self._match(TokenType.L_PAREN):
             # ROW(name TYPE, ...) is ROW<name TYPE, ...>; ROW(expr, ...) is a constructor.
@@ -153,13 +182,17 @@ class FlinkParser(DdlParser, CommandParser, Parser):
                     TokenType.STRUCT}:
                 fields = self._parse_csv(lambda: self._parse_struct_types(type_required=True))
                 if self._match(TokenType.R_PAREN):
-                    return self._parse_type_suffix(exp.DataType(
-                        this=exp.DType.STRUCT, expressions=fields, nested=True))
-            self._retreat(index)
-        elif self._index != index:
-            self._retreat(index)
-        dtype = super()._parse_types(*args, **kwargs)
-        return self._parse_type_suffix(dtype) if dtype is not None else dtype
+                    return exp.DataType(this=exp.DType.STRUCT, expressions=fields, nested=True)
+        self._retreat(index)
+        return None
+
+    def _parse_struct_types(self, type_required: bool = False):
+        """A ROW field: ``name TYPE [NOT NULL] ['description']``."""
+        field = super()._parse_struct_types(type_required=type_required)
+        if isinstance(field, exp.ColumnDef) and self._match(TokenType.STRING, advance=False):
+            field.append("constraints", exp.ColumnConstraint(
+                kind=exp.CommentColumnConstraint(this=self._parse_string())))
+        return field
 
     def _parse_type_suffix(self, dtype):
         if isinstance(dtype, exp.DataType) and dtype.this == exp.DType.TIMESTAMP and \
@@ -182,6 +215,8 @@ class FlinkParser(DdlParser, CommandParser, Parser):
     def _parse_table(self, schema: bool = False, joins: bool = False, alias_tokens=None,
                      parse_bracket: bool = False, is_db_reference: bool = False,
                      parse_partition: bool = False, consume_pipe: bool = False):
+        if getattr(self, "_pending_table_hints", None):
+            self.raise_error("A /*+ hint */ is only allowed after a table name")
         if (not schema and self._curr and self._curr.token_type == TokenType.TABLE
                 and self._next and self._next.token_type == TokenType.L_PAREN):
             self._advance(2)
