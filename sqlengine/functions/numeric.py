@@ -137,6 +137,10 @@ def _floor_ceil(kind: str):
         t = args[0].type
         if t.is_integer:
             return cols[0]
+        if t.root in ("DOUBLE", "FLOAT"):
+            # Spark's floor/ceil of a double is a BIGINT; beyond 2^52 doubles are integral.
+            x = cols[0]
+            return F.when(F.abs(x) < F.lit(4.5e15), spark_fn(x)).otherwise(x).cast(result.to_spark())
         return spark_fn(cols[0]).cast(result.to_spark())
 
     return lower

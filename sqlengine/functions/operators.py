@@ -92,10 +92,12 @@ def _lower_numeric(op: str, cols: list[Column], args: list[Arg], result: DataTyp
         return _divide_by_zero_guard(b, args[1], idiv(a, b).cast(result.to_spark()))
     elif op == "/" and result.root in ("DOUBLE", "FLOAT"):
         out = _java_double_divide(a, b)
-    elif op == "/":
-        out = a / b
-    else:
-        out = a % b
+    elif op == "/":  # DECIMAL: BigDecimal division by zero throws in Flink
+        return _divide_by_zero_guard(b, args[1], (a / b).cast(result.to_spark()))
+    elif result.root == "DECIMAL":
+        return _divide_by_zero_guard(b, args[1], (a % b).cast(result.to_spark()))
+    else:  # Java's double remainder: x % 0.0 is NaN
+        out = F.when(b == 0, F.when(a.isNotNull(), F.lit(float("nan")))).otherwise(a % b)
     return out.cast(result.to_spark())
 
 

@@ -12,9 +12,9 @@ import pytest
 from pyspark.errors import PySparkException
 from py4j.protocol import Py4JJavaError
 
-from fnhelpers import E, call, cast, interval_ms, interval_months, lit, values
+from fnhelpers import CTX, E, call, cast, interval_ms, interval_months, lit, values
 from sqlengine import types as T
-from sqlengine.functions import LowerContext
+from sqlengine.functions import LowerContext, coerce
 
 S = T.STRING
 
@@ -197,6 +197,18 @@ def test_arithmetic_semantics(spark):
 def test_integer_division_by_zero_fails_the_job(spark):
     with pytest.raises((PySparkException, Py4JJavaError), match="by zero"):
         values(spark, call("/", lit(1), cast(lit(0), T.INT())))
+    with pytest.raises((PySparkException, Py4JJavaError), match="by zero"):
+        values(spark, call("/", lit(Decimal("1.5")), cast(lit(0), T.INT())))
+
+
+def test_double_edge_cases(spark):
+    check(spark, [
+        (call("%", lit(5.5), cast(lit(0), T.DOUBLE())), math.nan),
+        (call("%", lit(-5.5), lit(2)), -1.5),
+        (call("FLOOR", lit(1.0e20)), 1.0e20),  # Spark's floor would overflow a BIGINT
+        (call("CEIL", lit(-0.5)), -0.0),
+        (call("FLOOR", cast(lit("NaN"), T.DOUBLE())), math.nan),
+    ])
 
 
 def test_numeric_functions(spark):
@@ -311,6 +323,8 @@ def test_casts(spark):
         (cast(cast(t3, T.TIMESTAMP_LTZ(3), ctx=with_tz), S(), ctx=with_tz), "2021-01-14 21:45:16.000"),
         (cast(cast(t3, T.TIMESTAMP_LTZ(3)), T.DATE()), "2021-01-14"),
         (cast(lit(None), T.INT()), None),
+        (E(coerce(ts("2021-01-14 21:45:16.123456", 6).col, T.TIMESTAMP(6), T.TIMESTAMP(3), CTX),
+           T.TIMESTAMP(3)), "2021-01-14 21:45:16.123"),
     ])
 
 
