@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Optional
 
 from sqlglot import exp
+from sqlglot.errors import ParseError
 from sqlglot.parser import Parser, build_coalesce
 from sqlglot.tokens import TokenType
 
@@ -122,6 +123,20 @@ class FlinkParser(DdlParser, CommandParser, Parser):
 
     def _parse_property_before(self):
         return None
+
+    def _parse_function_call(self, functions=None, anonymous: bool = False,
+                             optional_parens: bool = True, any_token: bool = False):
+        """A call whose arguments do not fit sqlglot's builtin of that name (e.g. a one-argument
+        ``split(s)`` UDF) is a plain call of a user-defined function."""
+        index = self._index
+        try:
+            return super()._parse_function_call(functions, anonymous, optional_parens, any_token)
+        except ParseError as err:
+            if anonymous or not str(err).startswith("Required keyword"):
+                raise
+        self._retreat(index)
+        self.error_token = None
+        return super()._parse_function_call(functions, True, optional_parens, any_token)
 
     # -- columns ------------------------------------------------------------------------
     def _parse_metadata_constraint(self) -> exp.Expression:

@@ -84,3 +84,139 @@ def test_syntax_error_has_line_column_and_caret():
     assert "line 2, column 15" in text
     assert "SELECT a FROM WHERE x;" in text
     assert "\n                ^^^^^" in text
+
+
+# -- statements and clauses beyond the core ----------------------------------------------
+def test_table_hints_are_hint_nodes_with_options():
+    tree = parse_one("SELECT * FROM t /*+ OPTIONS('k' = 'v') */ AS a")
+    table = tree.find(exp.Table)
+    assert table.alias == "a"
+    (hint,) = table.args["hints"]
+    (options,) = hint.expressions
+    assert isinstance(options, exp.Anonymous) and options.name == "OPTIONS"
+    assert [(p.this.name, p.args["value"].name) for p in options.expressions] == [("k", "v")]
+    sink = parse_one("INSERT INTO s /*+ OPTIONS('a' = 'b') */ SELECT 1").this
+    assert isinstance(sink, exp.Table) and sink.args["hints"]
+
+
+def test_named_window_arguments_and_partitioned_table_argument():
+    tvf = parse_one("SELECT * FROM TABLE(SESSION(DATA => TABLE Bid PARTITION BY item, "
+                    "TIMECOL => DESCRIPTOR(ts), GAP => INTERVAL '5' MINUTES))").find(n.WindowTVF)
+    named = {a.this.name: a.expression for a in tvf.this.expressions}
+    assert isinstance(named["DATA"], n.TableArg)
+    assert [c.name for c in named["DATA"].args["partition"]] == ["item"]
+    assert isinstance(named["TIMECOL"], n.Descriptor)
+    assert named["GAP"].unit.name == "MINUTE"
+
+
+def test_create_table_like_and_partitioned_by():
+    tree = parse_one("CREATE TABLE t (a INT) PARTITIONED BY (a) WITH ('connector' = 'x') "
+                     "LIKE s (EXCLUDING ALL INCLUDING WATERMARKS)")
+    props = tree.args["properties"].expressions
+    like = next(p for p in props if isinstance(p, exp.LikeProperty))
+    assert like.this.name == "s"
+    assert [(o.name, o.text("value")) for o in like.expressions] == [("EXCLUDING", "ALL"),
+                                                                     ("INCLUDING", "WATERMARKS")]
+    assert any(isinstance(p, exp.PartitionedByProperty) for p in props)
+
+
+@pytest.mark.parametrize("sql,action,columns", [
+    ("ALTER TABLE t ADD (a INT FIRST, WATERMARK FOR ts AS ts)", "ADD",
+     [exp.ColumnDef, exp.WatermarkColumnConstraint]),
+    ("ALTER TABLE t MODIFY b AS a + 1 AFTER a", "MODIFY", [exp.ColumnDef]),
+    ("ALTER TABLE t DROP (a, b)", "DROP", [exp.Identifier, exp.Identifier]),
+    ("ALTER TABLE t DROP WATERMARK", "DROP WATERMARK", []),
+    ("ALTER TABLE t RENAME a TO b", "RENAME COLUMN", [exp.Identifier]),
+    ("ALTER TABLE t RESET ('k')", "RESET", []),
+])
+def test_alter_table_actions(sql, action, columns):
+    node = parse_one(sql)
+    assert isinstance(node, n.AlterTableFlink) and node.args["action"] == action
+    assert [type(c) for c in node.args.get("columns") or []] == columns
+
+
+def test_alter_table_column_position():
+    (col,) = parse_one("ALTER TABLE t ADD a INT AFTER b").args["columns"]
+    assert col.args["position"].args["position"] == "AFTER" and col.args["position"].this.name == "b"
+
+
+def test_show_describe_and_modules():
+    show = parse_one("SHOW PARTITIONS c.db.t PARTITION (id = 1)")
+    assert show.this == "PARTITIONS" and show.args["target"].name == "t"
+    assert isinstance(show.args["partition"], exp.Partition)
+    ilike = parse_one("SHOW USER FUNCTIONS IN c.db NOT ILIKE 'f%'")
+    assert ilike.args["ilike"] and ilike.args["not_like"] and ilike.args["like"].name == "f%"
+    assert isinstance(parse_one("DESC CATALOG EXTENDED c"), n.DescribeCatalog)
+    assert isinstance(parse_one("DESCRIBE t"), exp.Describe)
+    assert [e.name for e in parse_one("USE MODULES hive, core").expressions] == ["hive", "core"]
+    load = parse_one("LOAD MODULE hive WITH ('hive-version' = '3.1.2')")
+    assert isinstance(load, n.LoadModule) and load.this.name == "hive"
+    assert isinstance(parse_one("UNLOAD MODULE core"), n.UnloadModule)
+
+
+@pytest.mark.parametrize("sql,key,value", [
+    ("SET 'a.b' = 'c'", "a.b", "c"),
+    ("SET sql-client.execution.result-mode = tableau", "sql-client.execution.result-mode", "tableau"),
+    ("SET table.dml-sync=true", "table.dml-sync", "true"),
+])
+def test_set_forms_share_one_shape(sql, key, value):
+    (item,) = parse_one(sql).expressions
+    assert isinstance(item.this, exp.EQ)
+    assert (item.this.this.name, item.this.expression.name) == (key, value)
+    assert isinstance(item.this.this, exp.Literal) and isinstance(item.this.expression, exp.Literal)
+
+
+def test_client_statement_set_and_explain_statement_set():
+    merged = parse_script("BEGIN STATEMENT SET;\nINSERT INTO a SELECT 1;\nINSERT INTO b SELECT 2;\nEND;")
+    assert len(merged) == 1 and isinstance(merged[0].node, n.StatementSet)
+    assert len(merged[0].node.expressions) == 2
+    alone = parse_script("BEGIN STATEMENT SET;")
+    assert isinstance(alone[0].node, n.BeginStatementSet)
+    assert isinstance(parse_one("END"), n.EndStatementSet)
+    explain = parse_one("EXPLAIN CHANGELOG_MODE STATEMENT SET BEGIN INSERT INTO a SELECT 1; END;")
+    assert isinstance(explain, n.FlinkExplain) and isinstance(explain.this, n.StatementSet)
+    assert [d.name for d in explain.args["details"]] == ["CHANGELOG_MODE"]
+    assert isinstance(explain.this.expressions[0], exp.Insert)
+
+
+def test_function_ddl():
+    create = parse_one("CREATE TEMPORARY SYSTEM FUNCTION f AS 'a.B' LANGUAGE PYTHON "
+                       "USING JAR 'x.jar', ARTIFACT 'y.jar' WITH ('k' = 'v')")
+    assert create.args["temporary"] and create.args["system"]
+    assert create.args["language"].name == "PYTHON"
+    assert [(r.args["kind"], r.name) for r in create.args["resources"]] == [("JAR", "x.jar"),
+                                                                           ("ARTIFACT", "y.jar")]
+    alter = parse_one("ALTER FUNCTION IF EXISTS f AS 'a.C'")
+    assert isinstance(alter, n.AlterFunction) and alter.args["identifier"].name == "a.C"
+    drop = parse_one("DROP CATALOG IF EXISTS c")
+    assert isinstance(drop, exp.Drop) and drop.args["kind"] == "CATALOG"
+
+
+def test_json_function_clauses_follow_the_arguments():
+    call = parse_one("SELECT JSON_VALUE(s, '$.a' RETURNING INT DEFAULT 0 ON EMPTY) FROM t").find(exp.Anonymous)
+    assert call.name == "JSON_VALUE"
+    plain, path, returning, behavior = call.expressions
+    assert isinstance(returning, n.JsonReturning) and returning.this.is_type("int")
+    assert isinstance(behavior, n.JsonBehavior) and behavior.this == "DEFAULT"
+    assert behavior.args["on"] == "EMPTY" and behavior.expression.name == "0"
+
+
+def test_nested_types():
+    cols = {c.name: c.args["kind"] for c in parse_one(
+        "CREATE TABLE t (a ARRAY<INT NOT NULL>, m MULTISET<STRING>, r ROW<x INT 'the x'>)").this.expressions}
+    assert cols["a"].expressions[0].args["nullable"] is False
+    assert cols["m"].this == exp.DType.LIST
+    (field,) = cols["r"].expressions
+    assert field.args["constraints"][0].args["kind"].name == "the x"
+
+
+@pytest.mark.parametrize("sql,column", [
+    ("GRANT SELECT ON t TO u", 1),
+    ("SELECT 1;\nCREATE TABLE t (a INT) ENGINE = x", 24),
+    ("CREATE TABLE t (a INT) WITH ('k' = 1)", 36),
+    ("SHOW THINGS", 6),
+])
+def test_unsupported_syntax_is_a_syntax_error(sql, column):
+    with pytest.raises(SqlSyntaxError) as info:
+        parse_script(sql)
+    assert f"column {column}" in str(info.value)
