@@ -18,6 +18,7 @@ class FlinkTokenizer(Tokenizer):
     QUOTES = ["'"]
     STRING_ESCAPES = ["'"]
     UNICODE_STRINGS = [("U&'", "'"), ("u&'", "'")]
+    HEX_STRINGS = [("X'", "'"), ("x'", "'")]
     KEYWORDS = {
         **Tokenizer.KEYWORDS,
         "STRING": TokenType.TEXT,

@@ -129,6 +129,23 @@ def alter_view_sql(self: Generator, e: n.AlterView) -> str:
     return f"ALTER VIEW {self.sql(e, 'this')} AS {self.sql(e, 'expression')}"
 
 
+def alter_catalog_sql(self: Generator, e: n.AlterCatalog) -> str:
+    text = f"ALTER CATALOG {self.sql(e, 'this')} {e.args['action']}"
+    if e.args["action"] == "SET":
+        return f"{text} " + _options(self, e.args["properties"])
+    if e.args["action"] == "RESET":
+        return f"{text} (" + ", ".join(self.sql(k) for k in e.args["keys"]) + ")"
+    return f"{text} {self.sql(e, 'comment')}"
+
+
+def compile_plan_sql(self: Generator, e: n.CompilePlan) -> str:
+    head = "COMPILE AND EXECUTE PLAN" if e.args.get("execute") else "COMPILE PLAN"
+    head += f" {self.sql(e, 'this')}" + _flag(e, "exists", " IF NOT EXISTS") + " FOR"
+    if isinstance(e.expression, n.StatementSet):
+        return statement_set_sql(self, e.expression, f"{head} STATEMENT SET")
+    return f"{head} {self.sql(e, 'expression')}"
+
+
 def alter_materialized_table_sql(self: Generator, e: n.AlterMaterializedTable) -> str:
     text = f"ALTER MATERIALIZED TABLE {self.sql(e, 'this')} {e.args['action']}"
     if e.args.get("properties"):
@@ -181,6 +198,9 @@ STATEMENT_TRANSFORMS = {
     n.AlterDatabase: lambda self, e: f"ALTER DATABASE {self.sql(e, 'this')} SET "
     + _options(self, e.args["properties"]),
     n.AlterMaterializedTable: alter_materialized_table_sql,
+    n.AlterCatalog: alter_catalog_sql,
+    n.CompilePlan: compile_plan_sql,
+    n.ExecutePlan: lambda self, e: f"EXECUTE PLAN {self.sql(e, 'this')}",
     n.DistributionProperty: distribution_sql,
     n.StopJob: stop_job_sql,
     n.AddJar: lambda self, e: f"ADD JAR {self.sql(e, 'this')}",

@@ -232,3 +232,22 @@ class DistributionProperty(exp.Expression):
     BUCKETS`` of CREATE TABLE (Flink 2.0); ``kind`` is ``HASH`` / ``RANGE`` or None."""
 
     arg_types = {"expressions": False, "kind": False, "buckets": False}
+
+
+class AlterCatalog(exp.Expression):
+    """``ALTER CATALOG c SET (...) | RESET ('k', ...) | COMMENT 'c'``; ``action`` is the word."""
+
+    arg_types = {"this": True, "action": True, "properties": False, "keys": False, "comment": False}
+
+
+class CompilePlan(exp.Expression):
+    """``COMPILE [AND EXECUTE] PLAN 'file' [IF NOT EXISTS] FOR <INSERT | STATEMENT SET>``;
+    ``expression`` is the Insert or StatementSet, ``execute`` marks COMPILE AND EXECUTE."""
+
+    arg_types = {"this": True, "expression": True, "exists": False, "execute": False}
+
+
+class ExecutePlan(exp.Expression):
+    """``EXECUTE PLAN 'file'``."""
+
+    arg_types = {"this": True}

@@ -126,26 +126,44 @@ class CommandParser:
             self._advance()
             if not self._match(TokenType.COMMA):
                 break
-        if self._match_text_seq("STATEMENT", "SET"):
-            # The script parser cuts the block at BEGIN and fills in the INSERTs.
-            self._match(TokenType.BEGIN)
-            statement = n.StatementSet(expressions=[])
-        else:
-            statement = self._parse_statement()
-            if statement is None:
-                self.raise_error("Expected a statement to explain")
+        statement = self._parse_statement_set_head() or self._parse_statement()
+        if statement is None:
+            self.raise_error("Expected a statement to explain")
         return self.expression(n.FlinkExplain(this=statement, details=details or None,
                                               plan_for=plan_for))
 
     # -- EXECUTE / statement sets / jobs -------------------------------------------------
     def _parse_flink_execute(self) -> exp.Expression:
-        if self._match_text_seq("STATEMENT", "SET"):
-            self._match(TokenType.BEGIN)
-            return n.StatementSet(expressions=[])  # filled in by the script parser
-        if self._match(TokenType.INSERT, advance=False):
-            return self._parse_statement()
-        self.raise_error("Expected STATEMENT SET or INSERT after EXECUTE")
-        return None
+        if self._match_text_seq("PLAN"):
+            return self.expression(n.ExecutePlan(this=self._parse_required_string("the plan file")))
+        statement = self._parse_statement_set_head() or (
+            self._match(TokenType.INSERT, advance=False) and self._parse_statement())
+        if not statement:
+            self.raise_error("Expected STATEMENT SET, INSERT or PLAN after EXECUTE")
+        return statement
+
+    def _parse_statement_set_head(self) -> Optional[n.StatementSet]:
+        """``STATEMENT SET [BEGIN]``: the script parser cuts the block at BEGIN and fills in
+        the INSERTs of the returned (empty) StatementSet."""
+        if not self._match_text_seq("STATEMENT", "SET"):
+            return None
+        self._match(TokenType.BEGIN)
+        return n.StatementSet(expressions=[])
+
+    def _parse_compile_plan(self) -> n.CompilePlan:
+        execute = self._match_text_seq("AND", "EXECUTE") or None
+        if not self._match_text_seq("PLAN"):
+            self.raise_error("Expected PLAN after COMPILE")
+        path = self._parse_required_string("the plan file")
+        exists = self._parse_exists(not_=True) or None
+        if not self._match(TokenType.FOR):
+            self.raise_error("Expected FOR <INSERT | STATEMENT SET> after the plan file")
+        statement = self._parse_statement_set_head() or (
+            self._match(TokenType.INSERT, advance=False) and self._parse_statement())
+        if not statement:
+            self.raise_error("Expected INSERT or STATEMENT SET after FOR")
+        return self.expression(n.CompilePlan(this=path, expression=statement, exists=exists,
+                                             execute=execute))
 
     def _parse_begin_statement_set(self) -> n.BeginStatementSet:
         if not self._match_text_seq("STATEMENT", "SET"):
@@ -211,4 +229,5 @@ WORD_STATEMENTS = {
     "REMOVE": lambda self: self._parse_jar(n.RemoveJar),
     "STOP": lambda self: self._parse_stop_job(),
     "CALL": lambda self: self._parse_call(),
+    "COMPILE": lambda self: self._parse_compile_plan(),
 }

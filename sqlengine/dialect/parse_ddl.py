@@ -168,7 +168,7 @@ class DdlParser:
             for words, method in ALTER_TARGETS:
                 if self._match_text_seq(*words):
                     return method(self)
-        self.raise_error("Expected TABLE, VIEW, FUNCTION, DATABASE or MATERIALIZED TABLE after ALTER")
+        self.raise_error("Expected TABLE, VIEW, FUNCTION, DATABASE, CATALOG or MATERIALIZED TABLE after ALTER")
         return None
 
     def _parse_alter_table_flink(self) -> n.AlterTableFlink:
@@ -228,6 +228,19 @@ class DdlParser:
             self.raise_error("Expected SET (...) after ALTER DATABASE")
         return self.expression(n.AlterDatabase(this=name, properties=self._parse_options_property()))
 
+    def _parse_alter_catalog(self) -> n.AlterCatalog:
+        name = self._parse_id_var()
+        if self._match(TokenType.SET):
+            args = {"action": "SET", "properties": self._parse_options_property()}
+        elif self._match_text_seq("RESET"):
+            args = {"action": "RESET", "keys": self._parse_wrapped_csv(
+                lambda: self._parse_required_string("the option key"))}
+        elif self._match(TokenType.COMMENT):
+            args = {"action": "COMMENT", "comment": self._parse_required_string("the comment")}
+        else:
+            self.raise_error("Expected SET, RESET or COMMENT after ALTER CATALOG name")
+        return self.expression(n.AlterCatalog(this=name, **args))
+
     def _parse_alter_materialized_table(self) -> n.AlterMaterializedTable:
         name = self._parse_table_parts()
         if not self._match_texts(MATERIALIZED_TABLE_ACTIONS):
@@ -254,6 +267,7 @@ ALTER_TARGETS = (
     (("TABLE",), DdlParser._parse_alter_table_flink),
     (("VIEW",), DdlParser._parse_alter_view),
     (("DATABASE",), DdlParser._parse_alter_database),
+    (("CATALOG",), DdlParser._parse_alter_catalog),
     (("MATERIALIZED", "TABLE"), DdlParser._parse_alter_materialized_table),
 )
 

@@ -89,9 +89,15 @@ class FlinkParser(DdlParser, CommandParser, Parser):
     TABLE_POSTFIX_TOKENS = {*Parser.TABLE_POSTFIX_TOKENS, TokenType.HINT}
 
     # -- errors and statements ----------------------------------------------------------
+    def reset(self) -> None:
+        super().reset()
+        self.error_token = None  # the token a syntax error points at (see script.py)
+        self._pending_table_hints = None  # a /*+ hint */ between a table name and its alias
+        self._type_depth = 0  # nesting of the type being parsed (NOT NULL of element types)
+
     def raise_error(self, message: str, token=None) -> None:
         """Remember the offending token so the script parser can point a caret at it."""
-        if getattr(self, "error_token", None) is None:
+        if self.error_token is None:
             self.error_token = token or self._curr or self._prev
         super().raise_error(message, token) if token is not None else super().raise_error(message)
 
@@ -174,7 +180,7 @@ class FlinkParser(DdlParser, CommandParser, Parser):
         ``MULTISET<T>`` (DType.LIST) and ``NOT NULL`` on nested types (``ARRAY<INT NOT NULL>``,
         kept as ``nullable=False``)."""
         multiset = self._curr and self._curr.text.upper() == "MULTISET"
-        self._type_depth = getattr(self, "_type_depth", 0) + 1
+        self._type_depth += 1
         try:
             dtype = self._parse_row_type() or super()._parse_types(*args, **kwargs)
         finally:
@@ -202,8 +208,13 @@ class FlinkParser(DdlParser, CommandParser, Parser):
         return None
 
     def _parse_struct_types(self, type_required: bool = False):
-        """A ROW field: ``name TYPE [NOT NULL] ['description']``."""
-        field = super()._parse_struct_types(type_required=type_required)
+        """A ROW field: ``name TYPE [NOT NULL] ['description']``; its NOT NULL stays a
+        column constraint of the field (only element types get ``nullable=False``)."""
+        depth, self._type_depth = self._type_depth, 0
+        try:
+            field = super()._parse_struct_types(type_required=type_required)
+        finally:
+            self._type_depth = depth
         if isinstance(field, exp.ColumnDef) and self._match(TokenType.STRING, advance=False):
             field.append("constraints", exp.ColumnConstraint(
                 kind=exp.CommentColumnConstraint(this=self._parse_string())))
@@ -230,7 +241,7 @@ class FlinkParser(DdlParser, CommandParser, Parser):
     def _parse_table(self, schema: bool = False, joins: bool = False, alias_tokens=None,
                      parse_bracket: bool = False, is_db_reference: bool = False,
                      parse_partition: bool = False, consume_pipe: bool = False):
-        if getattr(self, "_pending_table_hints", None):
+        if self._pending_table_hints:
             self.raise_error("A /*+ hint */ is only allowed after a table name")
         if (not schema and self._curr and self._curr.token_type == TokenType.TABLE
                 and self._next and self._next.token_type == TokenType.L_PAREN):
@@ -268,8 +279,7 @@ class FlinkParser(DdlParser, CommandParser, Parser):
         return super()._parse_table_alias(alias_tokens=alias_tokens)
 
     def _parse_table_hints(self):
-        hints = getattr(self, "_pending_table_hints", None)
-        self._pending_table_hints = None
+        hints, self._pending_table_hints = self._pending_table_hints, None
         return hints or super()._parse_table_hints()
 
     def _parse_flink_hints(self) -> Optional[list[exp.Expression]]:

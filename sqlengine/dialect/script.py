@@ -62,10 +62,11 @@ def _statement_ranges(tokens: list[Token]) -> list[tuple[int, int]]:
 
 
 def _block_begin(chunk: list[Token]) -> int | None:
-    """Index of BEGIN in ``EXECUTE|EXPLAIN [details] STATEMENT SET BEGIN ...``, else None."""
-    if not chunk or chunk[0].text.upper() not in ("EXECUTE", "EXPLAIN"):
+    """Index of BEGIN in ``EXECUTE|EXPLAIN [details]|COMPILE [AND EXECUTE] PLAN 'f' FOR
+    STATEMENT SET BEGIN ...``, else None."""
+    if not chunk or chunk[0].text.upper() not in ("EXECUTE", "EXPLAIN", "COMPILE"):
         return None
-    words = [t.text.upper() for t in chunk[:12]]
+    words = [t.text.upper() if t.token_type != TokenType.STRING else "" for t in chunk[:14]]
     for i in range(1, len(words) - 2):
         if words[i: i + 3] == ["STATEMENT", "SET", "BEGIN"]:
             return i + 2
@@ -141,8 +142,9 @@ def _syntax_error(err: ParseError, parser, text: str) -> SqlSyntaxError:
 
 
 def _parse_statement_set(chunk: list[Token], text: str) -> exp.Expression:
-    """Parse the head (``EXECUTE STATEMENT SET BEGIN`` / ``EXPLAIN ... STATEMENT SET BEGIN`` /
-    ``BEGIN STATEMENT SET``) with the parser, then each INSERT of the body."""
+    """Parse the head (``EXECUTE STATEMENT SET BEGIN``, ``EXPLAIN ... STATEMENT SET BEGIN``,
+    ``COMPILE PLAN 'f' FOR STATEMENT SET BEGIN``, ``BEGIN STATEMENT SET``) with the parser; it
+    holds an empty StatementSet that gets each INSERT of the body."""
     begin = _block_begin(chunk)
     head_end = begin if begin is not None else 3
     head = _parse_chunk(chunk[: head_end + 1] if begin is not None else chunk[:3], text)
@@ -150,9 +152,9 @@ def _parse_statement_set(chunk: list[Token], text: str) -> exp.Expression:
     if not body or body[-1].token_type != TokenType.END:
         raise SqlSyntaxError("SQL parse failed. Statement set is missing its END.",
                              Span(text, chunk[0].start, chunk[-1].end + 1))
-    statement_set = head.this if isinstance(head, n.FlinkExplain) else head
-    if isinstance(statement_set, n.BeginStatementSet):
-        head = statement_set = n.StatementSet(expressions=[])
+    if isinstance(head, n.BeginStatementSet):
+        head = n.StatementSet(expressions=[])
+    statement_set = head.find(n.StatementSet)
     inner = _statements(body[:-1])
     inserts = [_parse_chunk(c, text) for c in inner]
     for node, c in zip(inserts, inner):
