@@ -231,8 +231,12 @@ class FlinkParser(DdlParser, CommandParser, Parser):
 
     # -- intervals with plural units -------------------------------------------------------
     def _parse_interval(self, require_interval: bool = True, parse_function_unit: bool = True):
+        """``INTERVAL '5' MINUTES`` (plural units, as Flink allows) is ``INTERVAL '5' MINUTE``."""
         if self._curr and self._match(TokenType.INTERVAL, advance=False):
-            for tok in self._tokens[self._index: self._index + 4]:
+            units = self._tokens[self._index + 2: self._index + 5: 2]  # '5' MINUTES [TO SECONDS]
+            if len(units) == 2 and self._tokens[self._index + 3].text.upper() != "TO":
+                units = units[:1]
+            for tok in units:
                 if tok.token_type == TokenType.VAR and tok.text.upper() in PLURAL_UNITS:
                     tok.text = PLURAL_UNITS[tok.text.upper()]
         return super()._parse_interval(require_interval, parse_function_unit)

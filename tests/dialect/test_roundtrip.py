@@ -1,5 +1,5 @@
 """The dialect round-trip corpus: real Flink statements parse, generate and re-parse to
-the same tree, and none falls back to sqlglot's raw Command node.
+the same tree (also when pretty-printed), and none falls back to sqlglot's raw Command node.
 
 Statements are read with the corpus's own format reader (``corpus/count.py``), so test ids
 match ``count.py --list`` (``<file>-<index>``)."""
@@ -12,6 +12,7 @@ import pytest
 from sqlglot import exp
 
 from sqlengine.dialect import generate, parse_script
+from sqlengine.dialect.flink import Flink
 
 CORPUS = Path(__file__).parent / "corpus"
 
@@ -49,3 +50,5 @@ def test_round_trip(stmt):
     again = parse_script(sql)
     assert len(again) == 1, sql
     assert again[0].node == node, f"{stmt}\n--- generated:\n{sql}"
+    pretty = node.sql(dialect=Flink(), pretty=True)
+    assert [s.node for s in parse_script(pretty)] == [node], f"{stmt}\n--- pretty:\n{pretty}"
