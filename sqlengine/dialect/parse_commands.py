@@ -1,6 +1,6 @@
 """Parsing Flink's non-DDL statements: SET / RESET, SHOW, DESCRIBE, EXPLAIN, USE [MODULES],
-LOAD / UNLOAD MODULE, ADD / REMOVE JAR, CALL, EXECUTE, STOP JOB and the interactive
-``BEGIN STATEMENT SET`` / ``END``.
+LOAD / UNLOAD MODULE, ADD / REMOVE JAR, CALL, EXECUTE [STATEMENT SET | INSERT | PLAN],
+COMPILE [AND EXECUTE] PLAN, STOP JOB and the interactive ``BEGIN STATEMENT SET`` / ``END``.
 
 A mixin of :class:`sqlengine.dialect.parser.FlinkParser`; the dispatch tables at the bottom
 are merged into the parser's ``STATEMENT_PARSERS`` (keyed by token type) and
@@ -188,9 +188,7 @@ class CommandParser:
         if not self._match_text_seq("MODULE"):
             self.raise_error("Expected MODULE after LOAD")
         name = self._parse_id_var()
-        props = None
-        if self._match(TokenType.WITH):
-            props = exp.Properties(expressions=self._parse_wrapped_options())
+        props = self._parse_options_property() if self._match(TokenType.WITH) else None
         return self.expression(n.LoadModule(this=name, properties=props))
 
     def _parse_unload_module(self) -> n.UnloadModule:
