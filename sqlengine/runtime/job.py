@@ -134,7 +134,6 @@ class JobRunner:
                 while q.isActive:
                     q.awaitTermination(0.2)
                     if bounded and _ended(q, checks):
-                        q.processAllAvailable()
                         q.stop()
                 if q.exception() is not None:
                     raise q.exception()

@@ -138,7 +138,13 @@ class Lowerer:
             df = df.withColumn(name, F.when(F.col(EOI), F.lit(MAX_EVENT_TIME).cast("timestamp"))
                                .otherwise(F.col(name)))
         df = df.withWatermark(name, f"{node.delay_ms} milliseconds")
-        return drop_eoi(Lowered(df, child.eoi))
+        if not child.eoi:
+            return Lowered(df)
+        # The filter must reference the event-time column: Spark pushes any other
+        # predicate below EventTimeWatermark, which would drop the end-of-input row
+        # before it moves the watermark.
+        df = df.where(F.col(name) < F.lit(MAX_EVENT_TIME).cast("timestamp")).drop(EOI)
+        return Lowered(df)
 
     def visit_Union(self, node: P.Union, *children: Lowered) -> Lowered:
         parts = [drop_eoi(c) for c in children]

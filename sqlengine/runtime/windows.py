@@ -45,9 +45,12 @@ def lower_window_aggregate(lw, node: P.WindowAggregate, child: Lowered) -> Lower
     keys = [col(k) for k in node.keys]
     if spec.kind == "CUMULATE":
         df = df.withColumn("w", window_struct(spec, tcol))
-        df = df.withColumn("w_end", F.col("w.end")).withColumn("w_start", F.col("w.start"))
-        if lw.state.streaming and df.isStreaming:
-            df = df.withWatermark("w_end", "0 seconds")
+        # Spark tracks only one watermark per input, and only on attributes derived from
+        # window()/the event-time column; the window end gets the watermark marker so the
+        # aggregate evicts (emits) a window once the global watermark passes its end.
+        marker = {"spark.watermarkDelayMs": 0} if lw.state.streaming and df.isStreaming else {}
+        df = df.withColumn("w_end", F.col("w.end").alias("w_end", metadata=marker)) \
+            .withColumn("w_start", F.col("w.start"))
         group = [F.col("w_start"), F.col("w_end")]
         start, end = F.col("w_start"), F.col("w_end")
     else:
