@@ -13,8 +13,7 @@ from pyspark.sql import functions as F
 from sqlengine.errors import ValidationError
 from sqlengine.types import ARRAY, INT, MAP, ROW, DataType
 
-from .base import (ANY, Arg, LowerContext, ARRAY as ARRAY_F, MAP as MAP_F, arity_error, check,
-                   scalar)
+from .base import ANY, Arg, ARRAY as ARRAY_F, MAP as MAP_F, arity_error, check, scalar
 from .casts import coerce
 from .sparkutil import null_of
 from .typeinfer import require_common
