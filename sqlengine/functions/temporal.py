@@ -60,13 +60,19 @@ def parse_default(s: Column) -> Column:
     return F.try_to_timestamp(F.substring(F.trim(s), 1, 19), F.lit(_DEFAULT_FORMAT))
 
 
+def pattern_of(col: Column, arg: Arg, sdf: bool = False) -> Column:
+    """A format argument as a Spark pattern (translated when it is a literal)."""
+    if arg.literal:
+        return F.lit(None if arg.value is None else to_spark_pattern(str(arg.value), sdf))
+    return col
+
+
 @scalar("DATE_FORMAT", infer=_date_format_infer)
 def _date_format(cols, args, result, ctx):
     src = args[0].type
     sdf = src.is_string
-    pattern = to_spark_pattern(str(literal_value("DATE_FORMAT", args, 1, "format")), sdf)
     value = parse_default(cols[0]) if sdf else wall(cols[0], src, ctx)
-    return F.date_format(value, pattern)
+    return F.call_function("date_format", value, pattern_of(cols[1], args[1], sdf))
 
 
 # -- EXTRACT and field functions -------------------------------------------------------------
@@ -287,8 +293,7 @@ def _to_date_infer(name: str, args: list[Arg]) -> DataType:
 def _to_date(cols, args, result, ctx):
     if len(args) == 1:
         return F.trim(cols[0]).cast("date")
-    pattern = to_spark_pattern(str(literal_value("TO_DATE", args, 1, "format")))
-    return F.to_date(F.try_to_timestamp(cols[0], F.lit(pattern)))
+    return F.to_date(F.try_to_timestamp(cols[0], pattern_of(cols[1], args[1])))
 
 
 def _to_timestamp_infer(name: str, args: list[Arg]) -> DataType:
@@ -301,8 +306,7 @@ def _to_timestamp(cols, args, result, ctx):
     if len(args) == 1:
         parsed = F.trim(cols[0]).cast("timestamp")
     else:
-        pattern = to_spark_pattern(str(literal_value("TO_TIMESTAMP", args, 1, "format")))
-        parsed = F.try_to_timestamp(cols[0], F.lit(pattern))
+        parsed = F.try_to_timestamp(cols[0], pattern_of(cols[1], args[1]))
     return truncate_precision(parsed, 3)
 
 
@@ -318,8 +322,8 @@ def _to_ltz_infer(name: str, args: list[Arg]) -> DataType:
 def _to_timestamp_ltz(cols, args, result, ctx):
     if args[0].type.is_string:
         tz = cols[2] if len(cols) == 3 else F.lit(ctx.local_time_zone)
-        pattern = to_spark_pattern(str(args[1].value)) if len(args) > 1 else _DEFAULT_FORMAT
-        parsed = F.try_to_timestamp(cols[0], F.lit(pattern))
+        pattern = pattern_of(cols[1], args[1]) if len(args) > 1 else F.lit(_DEFAULT_FORMAT)
+        parsed = F.try_to_timestamp(cols[0], pattern)
         return truncate_precision(F.to_utc_timestamp(parsed, tz), 3)
     precision = int(args[1].value) if len(args) == 2 else 3
     scale = 1_000_000 if precision == 0 else 1000
@@ -336,8 +340,7 @@ def _unix_timestamp(cols, args, result, ctx):
     if not args:
         return F.unix_seconds(F.current_timestamp())
     if len(args) == 2:
-        pattern = to_spark_pattern(str(literal_value("UNIX_TIMESTAMP", args, 1, "format")), True)
-        parsed = F.try_to_timestamp(cols[0], F.lit(pattern))
+        parsed = F.try_to_timestamp(cols[0], pattern_of(cols[1], args[1], True))
     else:
         parsed = parse_default(cols[0])
     seconds = F.unix_seconds(from_wall_clock(parsed, ctx.local_time_zone))
@@ -352,9 +355,9 @@ def _from_unixtime_infer(name: str, args: list[Arg]) -> DataType:
 
 @scalar("FROM_UNIXTIME", infer=_from_unixtime_infer)
 def _from_unixtime(cols, args, result, ctx):
-    fmt = str(literal_value("FROM_UNIXTIME", args, 1, "format")) if len(args) == 2 else _DEFAULT_FORMAT
+    fmt = pattern_of(cols[1], args[1], True) if len(args) == 2 else F.lit(_DEFAULT_FORMAT)
     ts = to_wall_clock(F.timestamp_seconds(cols[0].cast("long")), LTZ_T(3), ctx.local_time_zone)
-    return F.date_format(ts, to_spark_pattern(fmt, True))
+    return F.call_function("date_format", ts, fmt)
 
 
 def _convert_tz_infer(name: str, args: list[Arg]) -> DataType:

@@ -408,6 +408,7 @@ def test_parsing_and_formatting(spark):
         (call("DATE_FORMAT", t, lit("EEE, d MMM uuuu")), "Thu, 14 Jan 2021"),
         (call("DATE_FORMAT", lit("2021-01-14 21:45:16"), lit("yyyyMMdd")), "20210114"),
         (call("DATE_FORMAT", date("2021-01-14"), lit("yyyy-MM")), "2021-01"),
+        (call("DATE_FORMAT", t, E(lit("yyyy").col, S())), "2021"),  # format from a column
         (call("TO_DATE", lit("2021-01-14")), "2021-01-14"),
         (call("TO_DATE", lit("20210114"), lit("yyyyMMdd")), "2021-01-14"),
         (call("TO_DATE", lit("garbage")), None),
