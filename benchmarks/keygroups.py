@@ -86,8 +86,8 @@ def format_table(pipelines: tuple[str, ...], ks: tuple[int, ...],
         row = (str(k),)
         for p in pipelines:
             cell = cells[(p, k)]
-            row += (bench._num(cell.median("events_per_s"), cell.failed),
-                    bench._num(cell.median("peak_rss_mb"), cell.failed))
+            row += (bench.fmt_number(cell.median("events_per_s"), cell.failed),
+                    bench.fmt_number(cell.median("peak_rss_mb"), cell.failed))
         rows.append(row)
     return bench.markdown(rows)
 

@@ -51,6 +51,7 @@ class Run:
     returncode: Optional[int]
     events_per_s: float = 0.0
     error: str = ""
+    cpu_s: float = 0.0
 
     @property
     def ok(self) -> bool:
@@ -136,14 +137,24 @@ def _tree(proc: psutil.Process) -> list[psutil.Process]:
         return [proc]
 
 
-def _tree_rss(proc: psutil.Process) -> int:
-    total = 0
-    for member in _tree(proc):
-        try:
-            total += member.memory_info().rss
-        except psutil.Error:
-            pass
-    return total
+class _Usage:
+    """Peak summed RSS of a process tree, and the CPU seconds each member used."""
+
+    def __init__(self) -> None:
+        self.peak_rss = 0
+        self.cpu: dict[int, float] = {}
+
+    def sample(self, proc: psutil.Process) -> None:
+        rss = 0
+        for member in _tree(proc):
+            try:
+                with member.oneshot():
+                    rss += member.memory_info().rss
+                    times = member.cpu_times()
+                self.cpu[member.pid] = times.user + times.system
+            except psutil.Error:
+                pass
+        self.peak_rss = max(self.peak_rss, rss)
 
 
 def _kill_tree(proc: psutil.Process) -> None:
@@ -169,13 +180,13 @@ def measure(cmd: list[str], side: str, pipeline: str, rows: int, timeout: float,
     err_path = logdir / f"{pipeline}-{side}.stderr"
     env = dict(os.environ)
     env.setdefault("PYSPARK_PYTHON", python)
-    peak = [0]
+    usage = _Usage()
     stop = threading.Event()
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
         started = time.perf_counter()
         proc = psutil.Popen(cmd, cwd=REPO, stdout=out, stderr=err, stdin=psutil.subprocess.DEVNULL,
                             env=env)
-        sampler = threading.Thread(target=_sample, args=(proc, peak, stop), daemon=True)
+        sampler = threading.Thread(target=_sample, args=(proc, usage, stop), daemon=True)
         sampler.start()
         error = ""
         try:
@@ -187,7 +198,8 @@ def measure(cmd: list[str], side: str, pipeline: str, rows: int, timeout: float,
         wall = time.perf_counter() - started
         stop.set()
         sampler.join()
-    run = Run(side, pipeline, wall, peak[0] / 2**20, returncode, rows / wall, error)
+    run = Run(side, pipeline, wall, usage.peak_rss / 2**20, returncode, rows / wall, error,
+              sum(usage.cpu.values()))
     if not run.ok:
         run.error = (error or f"exit code {returncode}") + \
             f"\n  command: {shlex.join(cmd)}\n  stderr tail ({err_path}):\n" + \
@@ -199,16 +211,17 @@ def _indent(text: str) -> str:
     return "\n".join("    " + line for line in text.splitlines())
 
 
-def _sample(proc: psutil.Process, peak: list[int], stop: threading.Event) -> None:
+def _sample(proc: psutil.Process, usage: _Usage, stop: threading.Event) -> None:
     while not stop.is_set():
-        peak[0] = max(peak[0], _tree_rss(proc))
+        usage.sample(proc)
         stop.wait(SAMPLE_SECONDS)
 
 
 # ---------------------------------------------------------------- reporting
 
 
-def _num(value: Optional[float], failed: bool, fmt: str = "{:,.0f}") -> str:
+def fmt_number(value: Optional[float], failed: bool, fmt: str = "{:,.0f}") -> str:
+    """A table cell: the number, FAILED, or - when the run was skipped."""
     if value is None:
         return "FAILED" if failed else "-"
     return fmt.format(value)
@@ -223,9 +236,10 @@ def format_table(results: dict[str, dict[str, Cell]]) -> str:
         eng, spk = cells.get("sqlengine", Cell()), cells.get("pyspark", Cell())
         e_eps, s_eps = eng.median("events_per_s"), spk.median("events_per_s")
         ratio = f"{e_eps / s_eps:.2f}x" if e_eps and s_eps else "-"
-        rows.append((pipeline, _num(e_eps, eng.failed), _num(s_eps, spk.failed), ratio,
-                     _num(eng.median("peak_rss_mb"), eng.failed),
-                     _num(spk.median("peak_rss_mb"), spk.failed)))
+        rows.append((pipeline, fmt_number(e_eps, eng.failed),
+                     fmt_number(s_eps, spk.failed), ratio,
+                     fmt_number(eng.median("peak_rss_mb"), eng.failed),
+                     fmt_number(spk.median("peak_rss_mb"), spk.failed)))
     return markdown(rows)
 
 
@@ -257,8 +271,8 @@ def report_run(run: Run, label: str) -> None:
     """One progress line per run (and the error, in full, when it failed)."""
     if run.ok:
         print(f"{label} {run.pipeline:<10} {run.side:<9} {run.wall_s:7.2f} s "
-              f"{run.events_per_s:>12,.0f} events/s  peak {run.peak_rss_mb:8,.0f} MB",
-              flush=True)
+              f"{run.events_per_s:>12,.0f} events/s  peak {run.peak_rss_mb:8,.0f} MB  "
+              f"cpu {run.cpu_s:7.1f} s", flush=True)
     else:
         print(f"{label} {run.pipeline:<10} {run.side:<9} FAILED: {run.error}", flush=True)
 
@@ -347,6 +361,7 @@ def write_json(path: str, args: argparse.Namespace, info: dict,
     doc = {"rows": args.rows, "rounds": args.rounds, "master": "local[2]", "machine": info,
            "results": {p: {s: {"median_events_per_s": c.median("events_per_s"),
                                "median_peak_rss_mb": c.median("peak_rss_mb"),
+                               "median_cpu_s": c.median("cpu_s"),
                                "failed": c.failed,
                                "runs": [asdict(r) for r in c.runs]}
                            for s, c in cells.items()}
