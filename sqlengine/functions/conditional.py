@@ -9,7 +9,7 @@ from __future__ import annotations
 from pyspark.sql import functions as F
 
 from sqlengine.errors import ValidationError
-from sqlengine.types import DataType
+from sqlengine.types import STRING, DataType
 
 from .base import ANY, BOOL, COMPARABLE, Arg, arity_error, check, check_variadic, scalar
 from .casts import coerce
@@ -88,3 +88,14 @@ def _extreme(fn):
 
 scalar("GREATEST", infer=_extreme_infer)(_extreme(F.greatest))
 scalar("LEAST", infer=_extreme_infer)(_extreme(F.least))
+
+
+def _typeof_infer(name: str, args: list[Arg]) -> DataType:
+    check(name, args, [ANY], [ANY, BOOL])
+    return STRING(False)
+
+
+@scalar("TYPEOF", infer=_typeof_infer)
+def _typeof(cols, args, result, ctx):
+    """The argument's Flink type as Flink prints it (a planning-time constant)."""
+    return F.lit(args[0].type.sql(with_null=True))

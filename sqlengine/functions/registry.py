@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from . import (aggregates, conditional, constructors, numeric, operators,  # noqa: F401
+from . import (aggregates, arrays, conditional, constructors, numeric, operators,  # noqa: F401
                strings, strings_regex, temporal)
 from .base import (AGGREGATES, SCALARS, AggregateFunction, Arg, LowerContext,
                    ScalarFunction)

@@ -123,6 +123,42 @@ def _decode_infer(name: str, args: list[Arg]) -> DataType:
 scalar("DECODE", infer=_decode_infer)(lambda cols, args, r, ctx: F.decode(cols[0], str(args[1].value)))
 
 
+def _prefix_infer(name: str, args: list[Arg]) -> DataType:
+    check(name, args, [STRING, STRING], [BINARY, BINARY])
+    return BOOLEAN(any_nullable(args))
+
+
+scalar("STARTSWITH", infer=_prefix_infer)(lambda cols, args, r, ctx: F.startswith(cols[0], cols[1]))
+scalar("ENDSWITH", infer=_prefix_infer)(lambda cols, args, r, ctx: F.endswith(cols[0], cols[1]))
+
+
+def _translate_infer(name: str, args: list[Arg]) -> DataType:
+    check(name, args, [STRING, STRING, STRING])
+    return _string_result(args)
+
+
+scalar("TRANSLATE", infer=_translate_infer)(
+    lambda cols, args, r, ctx: F.call_function("translate", *cols))
+
+
+def _url_infer(name: str, args: list[Arg]) -> DataType:
+    check(name, args, [STRING])
+    return STRING_T(True)
+
+
+scalar("URL_ENCODE", infer=_url_infer)(lambda cols, args, r, ctx: F.url_encode(cols[0]))
+scalar("URL_DECODE", infer=_url_infer)(
+    lambda cols, args, r, ctx: F.call_function("try_url_decode", cols[0]))
+
+
+def _unhex_infer(name: str, args: list[Arg]) -> DataType:
+    check(name, args, [STRING])
+    return DataType("VARBINARY", any_nullable(args), precision=2147483647)
+
+
+scalar("UNHEX", infer=_unhex_infer)(lambda cols, args, r, ctx: F.unhex(cols[0]))
+
+
 # -- URL / JSON -------------------------------------------------------------------------
 def _parse_url_infer(name: str, args: list[Arg]) -> DataType:
     check(name, args, [STRING, STRING], [STRING, STRING, STRING])

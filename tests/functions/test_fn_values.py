@@ -290,6 +290,22 @@ def test_collections(spark):
         (call("ARRAY_CONTAINS", call("ARRAY", lit(1), null_int()), null_int()), True),
         (call("FIELD", call("ROW", lit("x"), lit(2)), lit("EXPR$1", S(False))), 2),
         (cast(arr, S()), "[1, 2, 3]"),
+        (cast(call("ROW", lit("a"), null_int()), S()), "(a, NULL)"),
+        (call("ARRAY_DISTINCT", call("ARRAY", lit(1), lit(1), null_int(), null_int())), [1, None]),
+        (call("ARRAY_POSITION", arr, lit(3)), 3),
+        (call("ARRAY_POSITION", arr, lit(9)), 0),
+        (call("ARRAY_REMOVE", call("ARRAY", lit(1), null_int(), lit(2)), null_int()), [1, 2]),
+        (call("ARRAY_REVERSE", arr), [3, 2, 1]),
+        (call("ARRAY_CONCAT", arr, call("ARRAY", lit(4))), [1, 2, 3, 4]),
+        (call("ARRAY_JOIN", call("ARRAY", lit("a"), null_str(), lit("b")), lit("-")), "a-b"),
+        (call("ARRAY_MAX", arr), 3),
+        (call("MAP_KEYS", m), ["a", "b"]),
+        (call("SPLIT", lit("a.b..c"), lit(".")), ["a", "b", "", "c"]),
+        (call("SPLIT", lit("abc"), lit("")), ["a", "b", "c"]),
+        (call("STARTSWITH", lit("flink"), lit("fl")), True),
+        (call("TRANSLATE", lit("AaBbCc"), lit("abc"), lit("123")), "A1B2C3"),
+        (call("URL_DECODE", call("URL_ENCODE", lit("a b&c"))), "a b&c"),
+        (call("TYPEOF", call("ROW", lit("x"))), "ROW<`EXPR$0` CHAR(1) NOT NULL> NOT NULL"),
     ])
 
 
