@@ -130,7 +130,8 @@ def _create_function(session: Session, node: dn.CreateFunction, stmt) -> TableRe
 def _drop(session: Session, node: exp.Drop, stmt) -> TableResult:
     kind = (node.args.get("kind") or "").upper()
     exists = bool(node.args.get("exists"))
-    parts = [p.name for p in node.this.parts]
+    target = node.this if node.this is not None else (node.args.get("tables") or [None])[0]
+    parts = [p.name for p in target.parts] if hasattr(target, "parts") else [target.name]
     if kind in ("TABLE", "VIEW"):
         path = session.catalogs.qualify(parts)
         if node.args.get("temporary"):

@@ -15,7 +15,7 @@ from sqlengine.errors import ValidationError
 def options_of(props: Optional[exp.Properties]) -> dict[str, str]:
     out: dict[str, str] = {}
     for p in (props.expressions if props is not None else []):
-        if isinstance(p, exp.Property):
+        if type(p) is exp.Property:
             key = p.this.name if isinstance(p.this, (exp.Literal, exp.Identifier, exp.Var)) else p.name
             value = p.args.get("value")
             out[key] = value.name if isinstance(value, exp.Literal) else generate(value)
