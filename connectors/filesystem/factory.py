@@ -1,0 +1,169 @@
+"""The ``filesystem`` connector: Flink's option names, a line source and a part-file sink.
+
+Source: the lines of ``path`` (a file, or every non-hidden file below a folder, in
+path order) are read by the ``sqlengine_files`` Python data source (reader.py) and
+decoded by the format (connectors/formats) with native Spark expressions. The
+source is bounded: in streaming mode it ends with the ``__eoi`` protocol of
+connectors/base.py; continuous directory monitoring is not supported.
+
+A malformed line fails the job with an error naming the file and line number,
+unless ``<format>.ignore-parse-errors`` is true: then the line is skipped and
+counted. The decoded projection is followed by an ``observe`` (CollectMetrics)
+node counting lines and skipped lines: it reports them in the query progress
+(``observedMetrics``) and, as Spark never pushes filters through it, keeps the
+JSON/CSV parsing to one evaluation per line.
+
+Sink: append-only; each row is encoded natively into one line and written with a
+two-phase commit (writer.py).
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import uuid
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+
+from connectors.base import EOI, ConnectorFactory, Options, ScanContext, ScanResult, Sink, SinkContext
+from connectors.filesystem import datasource
+from connectors.filesystem.reader import DONE
+from connectors.formats import format_module
+from sqlengine.errors import ConnectorError
+
+IDENTIFIER = "filesystem"
+BAD = "__bad"
+# Flink options accepted and ignored (rolling files and partition commits do not apply).
+IGNORED = ("sink.rolling-policy.file-size", "sink.rolling-policy.rollover-interval",
+           "sink.rolling-policy.check-interval", "partition.default-name")
+IGNORED_PREFIXES = ("sink.partition-commit.",)
+# Session settings (not table options) for tests and tuning.
+CONF_MAX_LINES = "sqlengine.filesystem.max-lines-per-batch"
+CONF_MIN_SPLIT = "sqlengine.filesystem.min-split-bytes"
+_scan_ids = itertools.count(1)
+
+
+@dataclass(frozen=True)
+class TableOptions:
+    path: str
+    format: str
+    module: Any  # connectors.formats.json or .csv
+    format_options: Any  # JsonOptions / CsvOptions
+
+
+def parse_table_options(options: Options, source: bool) -> TableOptions:
+    """Pop the connector's and the format's options, then fail on any leftover key."""
+    path = options.require("path")
+    fmt = options.require("format")
+    module = format_module(fmt, IDENTIFIER)
+    monitor = options.pop("source.monitor-interval")
+    if monitor is not None and source:
+        raise ConnectorError(
+            f"Option 'source.monitor-interval' = '{monitor}' of connector 'filesystem': continuous "
+            "directory monitoring is not supported yet; the filesystem source reads the files present "
+            "when the job starts (remove the option to read them as a bounded source).")
+    for key in IGNORED:
+        options.pop(key)
+    for prefix in IGNORED_PREFIXES:
+        options.pop_prefix(prefix)
+    fmt_options = module.parse_options(options, fmt + ".")
+    options.finish()
+    return TableOptions(path, fmt, module, fmt_options)
+
+
+@dataclass(frozen=True)
+class EndOfFiles:
+    """``end_check``: true once the empty micro-batch after the ``__eoi`` one completed."""
+
+    token: str
+
+    def __call__(self, source_progress: dict) -> bool:
+        raw = source_progress.get("endOffset")
+        if isinstance(raw, str):
+            raw = json.loads(raw) if raw.strip() not in ("", "null") else None
+        return isinstance(raw, dict) and raw.get("src") == self.token and raw.get("phase") == DONE
+
+
+class FilesystemFactory(ConnectorFactory):
+    identifier = IDENTIFIER
+    accepts_updates = False
+
+    def scan(self, ctx: ScanContext) -> ScanResult:
+        """The decoded lines of ``path`` (+ ``__eoi``); see the module docstring."""
+        t = parse_table_options(ctx.options, source=True)
+        token = f"{ctx.table_name}#{next(_scan_ids)}-{uuid.uuid4().hex[:8]}"
+        raw = _raw_lines(ctx, t.path, token)
+        decoded = t.module.decode_detailed(F.col("__text"), ctx.columns, t.format_options)
+        ignore = t.format_options.ignore_parse_errors
+        flag = decoded.bad if ignore else F.when(decoded.bad, F.raise_error(_failure(t.format, decoded.reason)))\
+            .otherwise(decoded.bad)
+        df = raw.select(*decoded.columns, flag.alias(BAD), F.col(EOI))
+        observed = f"filesystem[{ctx.table_name}]#{token.rsplit('#', 1)[1]}"
+        df = df.observe(observed, F.count(F.lit(1)).alias("lines"),
+                        F.coalesce(F.sum(F.col(BAD).cast("int")), F.lit(0)).alias("skipped"))
+        if ignore or decoded.may_skip:
+            df = df.where(~F.col(BAD))
+        names = [n for n, _ in ctx.columns]
+        df = df.select(*[F.col(f"`{n}`") for n in names], F.col(EOI))
+        result = ScanResult(df, f"FileSystemTableSource(path={t.path}, format={t.format})",
+                            EndOfFiles(token) if ctx.streaming else None)
+        result.metric_messages["skipped"] = (
+            "Skipped {n} malformed line(s) in table " + ctx.table_name + f" (path {t.path}).")
+        result.observation = observed  # type: ignore[attr-defined]  # see the module docstring
+        return result
+
+    def sink(self, ctx: SinkContext) -> Sink:
+        if ctx.updating:
+            raise ConnectorError(
+                f"Table sink '{ctx.table_name}' doesn't support consuming update and delete changes: "
+                "the filesystem connector is append-only.")
+        t = parse_table_options(ctx.options, source=False)
+        return FilesystemSink(ctx, t)
+
+    def validate_sink_options(self, options: dict[str, str]) -> None:
+        parse_table_options(Options(IDENTIFIER, options), source=False)
+
+
+def _raw_lines(ctx: ScanContext, path: str, token: str):
+    name = datasource.register(ctx.spark)
+    reader = ctx.spark.readStream if ctx.streaming else ctx.spark.read
+    opts = {"path": path, "source_id": token, "num_partitions": str(max(1, ctx.parallelism)),
+            "max_lines_per_batch": ctx.conf.get(CONF_MAX_LINES, "0")}
+    if CONF_MIN_SPLIT in ctx.conf:
+        opts["min_split_bytes"] = ctx.conf[CONF_MIN_SPLIT]
+    return reader.format(name).options(**opts).load()
+
+
+def _failure(fmt: str, reason: Column) -> Column:
+    """Flink's ``Failed to deserialize JSON '<line>'.`` plus where the line is and why."""
+    return F.concat(F.lit(f"Failed to deserialize {fmt.upper()} '"), F.col("__text"),
+                    F.lit("' in file "), F.col("__file"), F.lit(" line "), F.col("__line").cast("string"),
+                    F.lit(": "), reason)
+
+
+class FilesystemSink(Sink):
+    """Encodes each row into one line and writes part files under ``path``."""
+
+    def __init__(self, ctx: SinkContext, t: TableOptions):
+        self.ctx = ctx
+        self.t = t
+        self.explain = f"FileSystemTableSink(path={t.path}, format={t.format})"
+
+    def lines(self, df):
+        cols = [(F.col(f"`{n}`"), dt, n) for n, dt in self.ctx.columns]
+        return df.select(self.t.module.encode_with(cols, self.t.format_options).alias("line"))
+
+    def write_stream(self, df):
+        name = datasource.register(self.ctx.spark)
+        return self.lines(df).writeStream.format(name).option("path", self.t.path)
+
+    def write_batch(self, df) -> None:
+        name = datasource.register(self.ctx.spark)
+        self.lines(df).write.format(name).mode("append").option("path", self.t.path).save()
+
+
+def observation_name(result: ScanResult) -> Optional[str]:
+    """The name under which a filesystem scan's line counts appear in ``observedMetrics``."""
+    return getattr(result, "observation", None)

@@ -1,0 +1,114 @@
+"""Writing lines to part files with a two-phase commit (DESIGN.md, "Exactly once").
+
+Each task writes its lines to a hidden staged file under ``<path>/.staging/`` and
+returns its name in a commit message; the driver's ``commit`` publishes the staged
+files by renaming them to their visible names, ``abort`` deletes them. Visible
+names are deterministic, so publishing an epoch again (a micro-batch replayed after
+a crash between our commit and Spark's commit log) is a no-op:
+
+* streaming: ``part-<query id>-<partition>-<epoch>``, Flink's ``part-<uuid>-<subtask>-<n>``
+  with Spark's query id, which a restart from the checkpoint keeps;
+* batch: ``part-<write id>-task-<partition>-file-0`` (Flink's batch naming).
+
+Empty task outputs create no file. Readers skip names starting with '.' or '_'.
+"""
+from __future__ import annotations
+
+import posixpath
+import uuid
+from dataclasses import dataclass
+from typing import Iterator, Optional
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from pyspark import TaskContext
+from pyspark.sql.datasource import (DataSourceArrowWriter, DataSourceStreamArrowWriter,
+                                    WriterCommitMessage)
+
+from connectors.filesystem import files as FS
+
+STAGING = ".staging"
+_EMPTY = pa.scalar("", pa.large_string())
+_NEWLINE = pa.scalar("\n", pa.large_string())
+
+
+@dataclass
+class StagedFile(WriterCommitMessage):
+    staged: Optional[str]  # None: the task wrote no line
+    final: str
+    rows: int
+
+
+def _line_bytes(batches: Iterator[pa.RecordBatch], counter: list[int]) -> Iterator[bytes]:
+    """The lines of the batches' first column, each followed by a newline."""
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        counter[0] += batch.num_rows
+        lines = pc.binary_join_element_wise(batch.column(0).cast(pa.large_string()), _EMPTY, _NEWLINE)
+        offsets = np.frombuffer(lines.buffers()[1], dtype=np.int64)[lines.offset:lines.offset + len(lines) + 1]
+        yield lines.buffers()[2].to_pybytes()[offsets[0]:offsets[-1]]
+
+
+def _write_task(root: str, staged_name: str, final_name: str, batches: Iterator[pa.RecordBatch]) -> StagedFile:
+    fs, base = FS.resolve(root)
+    staged = posixpath.join(base, STAGING, staged_name)
+    counter = [0]
+    written = FS.write_bytes(fs, staged, _line_bytes(batches, counter))
+    return StagedFile(staged if written else None, posixpath.join(base, final_name), counter[0])
+
+
+def publish_all(root: str, messages: list[Optional[StagedFile]]) -> None:
+    fs, _ = FS.resolve(root)
+    for m in messages:
+        if m is not None and m.staged is not None:
+            FS.publish(fs, m.staged, m.final)
+
+
+def discard_all(root: str, messages: list[Optional[StagedFile]]) -> None:
+    fs, _ = FS.resolve(root)
+    for m in messages:
+        if m is not None and m.staged is not None:
+            FS.delete(fs, m.staged)
+
+
+class LinesStreamWriter(DataSourceStreamArrowWriter):
+    """Streaming: one staged file per (epoch, partition, attempt)."""
+
+    def __init__(self, options) -> None:
+        self.root = options["path"]
+
+    def write(self, iterator: Iterator[pa.RecordBatch]) -> StagedFile:
+        tc = TaskContext.get()
+        epoch = int(tc.getLocalProperty("streaming.sql.batchId"))
+        qid = tc.getLocalProperty("sql.streaming.queryId")
+        pid, attempt = tc.partitionId(), tc.attemptNumber()
+        return _write_task(self.root, f"part-{qid}-{pid}-{epoch}.{attempt}.inprogress",
+                           f"part-{qid}-{pid}-{epoch}", iterator)
+
+    def commit(self, messages: list[Optional[StagedFile]], batchId: int) -> None:
+        publish_all(self.root, messages)
+
+    def abort(self, messages: list[Optional[StagedFile]], batchId: int) -> None:
+        discard_all(self.root, messages)
+
+
+class LinesBatchWriter(DataSourceArrowWriter):
+    """Batch: one staged file per task, published together when the job succeeds."""
+
+    def __init__(self, options) -> None:
+        self.root = options["path"]
+        self.write_id = options.get("write_id") or uuid.uuid4().hex  # fixed on the driver
+
+    def write(self, iterator: Iterator[pa.RecordBatch]) -> StagedFile:
+        tc = TaskContext.get()
+        pid, attempt = tc.partitionId(), tc.attemptNumber()
+        return _write_task(self.root, f"part-{self.write_id}-task-{pid}.{attempt}.inprogress",
+                           f"part-{self.write_id}-task-{pid}-file-0", iterator)
+
+    def commit(self, messages: list[Optional[StagedFile]]) -> None:
+        publish_all(self.root, messages)
+
+    def abort(self, messages: list[Optional[StagedFile]]) -> None:
+        discard_all(self.root, messages)

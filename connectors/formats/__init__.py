@@ -1,0 +1,36 @@
+"""Flink's row formats (``json``, ``csv``) as native Spark Column expressions.
+
+Every format module offers the same two entry points, so a connector (filesystem,
+kafka, ...) stays format-agnostic:
+
+* ``decode(text, columns, options, prefix) -> (list[Column], bad)``: one Column per
+  table column parsed from the line ``text``, plus ``bad``: true for a malformed
+  line, false for a good one and NULL for a line to skip silently (a CSV comment,
+  a blank line). Keep rows with ``df.where(~bad)``; fail or count where ``bad``.
+* ``encode(cols, options, prefix, local_time_zone) -> Column``: the line exactly as
+  Flink's serialization schema writes it.
+
+Both pop the format's prefixed options (``json.*``, ``csv.*``) from the ``Options``;
+the connector then calls ``options.finish()``. No Python runs per row: everything
+is ``from_json``/regex/cast expressions evaluated in the JVM.
+"""
+from __future__ import annotations
+
+from types import ModuleType
+
+from sqlengine.errors import ConnectorError
+
+SUPPORTED = ("csv", "json")
+
+
+def format_module(name: str, connector: str = "filesystem") -> ModuleType:
+    """The module implementing format ``name`` (``json`` or ``csv``)."""
+    if name == "json":
+        from connectors.formats import json as module
+        return module
+    if name == "csv":
+        from connectors.formats import csv as module
+        return module
+    raise ConnectorError(
+        f"Could not find any format factory for identifier '{name}' (connector '{connector}'). "
+        f"Available format identifiers are: {', '.join(SUPPORTED)}")
