@@ -116,6 +116,8 @@ def coerce(col: Column, src: DataType, dst: DataType, ctx: LowerContext) -> Colu
     """Implicit conversion of a value of ``src`` to ``dst`` (no-op when equal in Spark)."""
     if src.root == "NULL":
         return null_of(dst)
+    if src.sql(False) == dst.sql(False):
+        return col
     if src.root == dst.root and src.root in _TIMESTAMPS:
         narrower = (dst.precision if dst.precision is not None else 6) < (src.precision or 0)
         return truncate_precision(col, dst.precision) if narrower else col
