@@ -36,7 +36,7 @@ def _input(path: Path) -> None:
 
 
 def _session(spark, tmp: Path, dst: Path, extra: dict) -> Session:
-    s = Session({"sqlengine.source.max-records-per-batch": "40", **extra}, spark=spark)
+    s = Session({"sqlengine.filesystem.max-lines-per-batch": "40", **extra}, spark=spark)
     s.execute_sql(DDL.format(src=tmp / "in.jsonl", dst=dst))
     return s
 
