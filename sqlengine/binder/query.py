@@ -149,27 +149,27 @@ class QueryBinder:
         if any(c.kind == "metadata" for c in schema.columns):
             raise UnsupportedError(f"Metadata columns are not supported yet (table {name})", self.span(node))
         options = table.options_dict()
-        scan = P.TableScan(name, tuple(P.Field(c.name, c.type) for c in physical), table.options,
-                           options.get("connector", ""))
         wm = {w.column: w for w in schema.watermarks}
+        rowtime = "ROWTIME" if self.streaming else None
+        scan = P.TableScan(name, tuple(P.Field(c.name, c.type.with_time_attr(rowtime if c.name in wm else None))
+                                       for c in physical), table.options, options.get("connector", ""))
         scope = Scope([ScopeColumn(None, c.name, c.type, i) for i, c in enumerate(physical)], "")
         projs, names = [], []
         pindex = {c.name: i for i, c in enumerate(physical)}
         for col in schema.columns:
             if col.kind == "physical":
-                e: P.Expr = P.ColRef(col.type, pindex[col.name], col.name)
+                e: P.Expr = P.ColRef(scan.fields[pindex[col.name]].type, pindex[col.name], col.name)
             else:
                 expr_ast = parse_one(f"SELECT {col.expr_sql}").expressions[0]
                 e = ExprBinder(scope).bind(expr_ast)
             if col.name in wm:
                 check_rowtime_type(col.name, e.type, self.span(node))
-                if self.streaming:
+                if self.streaming and not isinstance(e, P.ColRef):
                     e = _with_time_attr(e, "ROWTIME")
             projs.append(e)
             names.append(col.name)
         plan: P.Node = scan
-        if [n for n in names] != [c.name for c in physical] or any(not isinstance(p, P.ColRef) or p.type.time_attr
-                                                                  for p in projs):
+        if names != [c.name for c in physical] or any(not isinstance(p, P.ColRef) for p in projs):
             plan = P.Calc(scan, tuple(projs), tuple(names))
         if self.streaming:
             for w in schema.watermarks:
@@ -353,13 +353,18 @@ class QueryBinder:
                 f"Column types of query result and sink for '{name}' do not match.\n"
                 f"Cause: {problem}\n\nQuery schema: [{qtext}]\nSink schema:  [{stext}]", self.span(node))
         fields = tuple(P.Field(c.name, c.type) for c in sink_cols)
-        projs = tuple(_ref(query, i) if q.type.with_time_attr(None) == c.type else P.Cast(c.type, _ref(query, i))
+        projs = tuple(_ref(query, i) if _same_type(q.type, c.type) else P.Cast(c.type, _ref(query, i))
                       for i, (q, c) in enumerate(zip(qs, sink_cols)))
         if any(isinstance(p, P.Cast) for p in projs) or [f.name for f in qs] != [c.name for c in sink_cols]:
             query = P.Calc(query, projs, tuple(c.name for c in sink_cols))
         options = table.options_dict()
         return P.Sink(query, name, fields, table.options, options.get("connector", ""),
                       bool(node.args.get("overwrite")), span=self.span(node))
+
+
+def _same_type(src: T.DataType, dst: T.DataType) -> bool:
+    """Equal but for nullability and time attributes (no cast needed into the sink)."""
+    return src.with_time_attr(None).with_nullable(True) == dst.with_time_attr(None).with_nullable(True)
 
 
 def _ref(node: P.Node, i: int) -> P.ColRef:

@@ -12,6 +12,7 @@ from typing import Callable, Optional
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
+from pyspark.sql.window import WindowSpec
 
 from sqlengine.errors import ValidationError
 from sqlengine.types import BIGINT, BOOLEAN, DECIMAL, DataType, STRING as STRING_T
@@ -21,7 +22,8 @@ from .base import (ANY, BOOL, COMPARABLE, NUMERIC, STRING, AggregateFunction, Ar
 from .sparkutil import idiv, null_of
 from .typeinfer import MAX_PRECISION
 
-Lower = Callable[[list[Column], list[Arg], DataType, bool, Optional[Column]], Column]
+Wrap = Callable[[Column], Column]
+Lower = Callable[[list[Column], list[Arg], DataType, bool, Optional[Column], Wrap], Column]
 
 
 def _masked(col: Column, filter: Optional[Column]) -> Column:
@@ -41,7 +43,18 @@ class _Aggregate(AggregateFunction):
 
     def lower(self, cols: list[Column], args: list[Arg], result: DataType, distinct: bool,
               filter: Optional[Column], ctx: LowerContext) -> Column:
-        return self._lower(list(cols), list(args), result, distinct, filter)
+        return self._lower(list(cols), list(args), result, distinct, filter, _identity)
+
+    def lower_over(self, cols: list[Column], args: list[Arg], result: DataType, distinct: bool,
+                   filter: Optional[Column], ctx: LowerContext, window: WindowSpec) -> Column:
+        """The same aggregate as a window function: every Spark aggregate inside gets
+        ``.over(window)`` (AVG is sum / count, so the window cannot wrap the whole)."""
+        return self._lower(list(cols), list(args), result, distinct, filter,
+                           lambda c: c.over(window))
+
+
+def _identity(c: Column) -> Column:
+    return c
 
 
 def aggregate(*names: str, infer: Callable[[str, list[Arg], bool], DataType]):
@@ -65,15 +78,15 @@ def _count_infer(name: str, args: list[Arg], distinct: bool) -> DataType:
 
 
 @aggregate("COUNT", infer=_count_infer)
-def _count(cols, args, result, distinct, filter):
+def _count(cols, args, result, distinct, filter, w):
     if not cols:
-        return F.count(_masked(F.lit(1), filter))
+        return w(F.count(_masked(F.lit(1), filter)))
     if distinct:
-        return F.count_distinct(*[_masked(c, filter) for c in cols])
+        return w(F.count_distinct(*[_masked(c, filter) for c in cols]))
     present = cols[0].isNotNull()
     for c in cols[1:]:
         present = present & c.isNotNull()
-    return F.count(_masked(F.when(present, F.lit(1)), filter))
+    return w(F.count(_masked(F.when(present, F.lit(1)), filter)))
 
 
 # -- SUM / AVG -------------------------------------------------------------------------------
@@ -86,9 +99,9 @@ def _sum_infer(name: str, args: list[Arg], distinct: bool) -> DataType:
 
 
 @aggregate("SUM", infer=_sum_infer)
-def _sum(cols, args, result, distinct, filter):
+def _sum(cols, args, result, distinct, filter, w):
     value = _masked(cols[0], filter)
-    total = F.sum_distinct(value) if distinct else F.sum(value)
+    total = w(F.sum_distinct(value)) if distinct else w(F.sum(value))
     return total.cast(result.to_spark())
 
 
@@ -105,17 +118,17 @@ def _avg_infer(name: str, args: list[Arg], distinct: bool) -> DataType:
 
 
 @aggregate("AVG", infer=_avg_infer)
-def _avg(cols, args, result, distinct, filter):
+def _avg(cols, args, result, distinct, filter, w):
     value = _masked(cols[0], filter)
-    total = F.sum_distinct(value) if distinct else F.sum(value)
-    count = F.count_distinct(value) if distinct else F.count(value)
+    total = w(F.sum_distinct(value)) if distinct else w(F.sum(value))
+    count = w(F.count_distinct(value)) if distinct else w(F.count(value))
     t = args[0].type
     if t.is_integer:
         return idiv(total.cast("long"), count).cast(result.to_spark())
     if t.root == "DECIMAL":
         exact = total.cast(DECIMAL(MAX_PRECISION, t.scale).to_spark()) / count.cast("decimal(20,0)")
         return exact.cast(result.to_spark())
-    mean = (total / count) if distinct else F.avg(value)
+    mean = (total / count) if distinct else w(F.avg(value))
     return mean.cast(result.to_spark())
 
 
@@ -126,9 +139,9 @@ def _same_infer(name: str, args: list[Arg], distinct: bool) -> DataType:
 
 
 aggregate("MIN", infer=_same_infer)(
-    lambda cols, args, result, distinct, filter: F.min(_masked(cols[0], filter)))
+    lambda cols, args, result, distinct, filter, w: w(F.min(_masked(cols[0], filter))))
 aggregate("MAX", infer=_same_infer)(
-    lambda cols, args, result, distinct, filter: F.max(_masked(cols[0], filter)))
+    lambda cols, args, result, distinct, filter, w: w(F.max(_masked(cols[0], filter))))
 
 
 def _value_infer(name: str, args: list[Arg], distinct: bool) -> DataType:
@@ -137,10 +150,10 @@ def _value_infer(name: str, args: list[Arg], distinct: bool) -> DataType:
 
 
 # Flink's FIRST_VALUE/LAST_VALUE skip NULL inputs; order is arrival order.
-aggregate("FIRST_VALUE", infer=_value_infer)(
-    lambda cols, args, result, distinct, filter: F.first(_masked(cols[0], filter), ignorenulls=True))
-aggregate("LAST_VALUE", infer=_value_infer)(
-    lambda cols, args, result, distinct, filter: F.last(_masked(cols[0], filter), ignorenulls=True))
+aggregate("FIRST_VALUE", infer=_value_infer)(lambda cols, args, result, distinct, filter, w: w(
+    F.first(_masked(cols[0], filter), ignorenulls=True)))
+aggregate("LAST_VALUE", infer=_value_infer)(lambda cols, args, result, distinct, filter, w: w(
+    F.last(_masked(cols[0], filter), ignorenulls=True)))
 
 
 # -- statistics -------------------------------------------------------------------------------
@@ -150,11 +163,11 @@ def _stat_infer(name: str, args: list[Arg], distinct: bool) -> DataType:
 
 
 def _stat(fn):
-    def lower(cols, args, result, distinct, filter):
+    def lower(cols, args, result, distinct, filter, w):
         value = _masked(cols[0], filter).cast("double")
         if distinct:
             raise ValidationError("DISTINCT is not supported for this statistical aggregate")
-        return fn(value).cast(result.to_spark())
+        return w(fn(value)).cast(result.to_spark())
 
     return lower
 
@@ -174,10 +187,10 @@ def _listagg_infer(name: str, args: list[Arg], distinct: bool) -> DataType:
 
 
 @aggregate("LISTAGG", infer=_listagg_infer)
-def _listagg(cols, args, result, distinct, filter):
+def _listagg(cols, args, result, distinct, filter, w):
     sep = str(args[1].value) if len(args) == 2 else ","
     values = _masked(cols[0], filter)
-    items = F.collect_set(values) if distinct else F.collect_list(values)
+    items = w(F.collect_set(values)) if distinct else w(F.collect_list(values))
     return F.when(F.size(items) > 0, F.concat_ws(sep, items)).otherwise(null_of(result))
 
 
@@ -187,10 +200,10 @@ def _collect_infer(name: str, args: list[Arg], distinct: bool) -> DataType:
 
 
 @aggregate("COLLECT", infer=_collect_infer)
-def _collect(cols, args, result, distinct, filter):
+def _collect(cols, args, result, distinct, filter, w):
     """MULTISET as a map element -> count (NULL elements are skipped)."""
     values = _masked(cols[0], filter)
-    items = F.collect_set(values) if distinct else F.collect_list(values)
+    items = w(F.collect_set(values)) if distinct else w(F.collect_list(values))
     empty = F.create_map().cast(result.to_spark())
 
     def add(acc: Column, e: Column) -> Column:
@@ -206,6 +219,6 @@ def _bool_infer(name: str, args: list[Arg], distinct: bool) -> DataType:
 
 
 aggregate("BOOL_AND", "EVERY", infer=_bool_infer)(
-    lambda cols, args, result, distinct, filter: F.bool_and(_masked(cols[0], filter)))
+    lambda cols, args, result, distinct, filter, w: w(F.bool_and(_masked(cols[0], filter))))
 aggregate("BOOL_OR", "SOME", infer=_bool_infer)(
-    lambda cols, args, result, distinct, filter: F.bool_or(_masked(cols[0], filter)))
+    lambda cols, args, result, distinct, filter, w: w(F.bool_or(_masked(cols[0], filter))))

@@ -63,6 +63,12 @@ class AggregateFunction:
 
     def lower(self, cols: list[Column], args: list[Arg], result: DataType, distinct: bool,
               filter: Optional[Column], ctx: LowerContext) -> Column:
+        """A Spark aggregate expression for ``groupBy().agg()``; ``filter`` is FILTER (WHERE)."""
+        raise NotImplementedError
+
+    def lower_over(self, cols: list[Column], args: list[Arg], result: DataType, distinct: bool,
+                   filter: Optional[Column], ctx: LowerContext, window: Any) -> Column:
+        """The aggregate as a Spark window function over ``window`` (a WindowSpec)."""
         raise NotImplementedError
 
 

@@ -17,14 +17,16 @@ def explain(session, node: dn.FlinkExplain, stmt) -> str:
         plans = [session.plan_insert(i, source) for i in inner.expressions]
     else:
         plans = [session.binder(source).bind_query(inner)]
+    from sqlengine.rules import optimize
+    optimized = [optimize(p) for p in plans]
     details = [d.name for d in node.args.get("details") or []]
     maxp = int(session.conf.get("pipeline.max-parallelism", "8"))
     par = int(session.conf.get("parallelism.default", "2"))
     parts = ["== Abstract Syntax Tree =="]
     parts += [render_plan(p, session.streaming, False) for p in plans]
     parts += ["", "== Optimized Physical Plan =="]
-    parts += [render_plan(p, session.streaming, "CHANGELOG_MODE" in details) for p in plans]
-    dag = build_dag(plans, session.streaming, par, maxp)
+    parts += [render_plan(p, session.streaming, "CHANGELOG_MODE" in details) for p in optimized]
+    dag = build_dag(optimized, session.streaming, par, maxp)
     parts += ["", "== Optimized Execution Plan =="]
     parts += [render_dag(dag)]
     return "\n".join(parts) + "\n"

@@ -13,7 +13,8 @@ def collect(session, plan: P.Node, stmt):
 
     runner = session.runner()
     state = runner.state("select")
-    low = drop_eoi(Lowerer(state).lower(plan))
+    from sqlengine.rules import optimize
+    low = drop_eoi(Lowerer(state).lower(optimize(plan)))
     names = plan.names()
     cols = [F.col(f"f{i}") for i in range(len(names))]
     if not (session.streaming and state.has_stream_source):

@@ -69,8 +69,9 @@ class JobRunner:
         job = Job(job_id)
         state = self.state(job_id)
         prepared = []
+        from sqlengine.rules import optimize
         for i, sink in enumerate(sinks):
-            low = Lowerer(state).lower(sink.input)
+            low = Lowerer(state).lower(optimize(sink.input))
             prepared.append((sink, low, operator_id(statement, sink.table, str(i))))
         if not (self.streaming and state.has_stream_source):
             self._run_batch(prepared, state, job)
