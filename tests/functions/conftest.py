@@ -8,16 +8,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from fnhelpers import E, case_dir, col  # noqa: E402
+from fnhelpers import BID, PEOPLE, E, case_dir, col  # noqa: E402
 from sqlengine import types as T  # noqa: E402
-
-ADDRESS = T.ROW([("street", T.STRING()), ("city", T.STRING()),
-                 ("geo", T.ROW([("lat", T.DOUBLE()), ("lon", T.DOUBLE())]))])
-PEOPLE = {"id": T.INT(), "name": T.STRING(), "age": T.INT(), "score": T.DOUBLE(),
-          "code": T.STRING(), "birth": T.STRING(), "ts": T.TIMESTAMP(3), "address": ADDRESS,
-          "flag": T.BOOLEAN()}
-BID = {"auction": T.BIGINT(), "bidder": T.BIGINT(), "price": T.BIGINT(), "channel": T.STRING(),
-       "url": T.STRING(), "dateTime": T.TIMESTAMP(3), "extra": T.STRING()}
 
 
 def _schema(columns: dict[str, T.DataType]):

@@ -30,6 +30,15 @@ def case_dir(name: str) -> Path:
     raise FileNotFoundError(f"conformance case {name} not found under {_CASE_ROOTS}")
 
 
+ADDRESS = T.ROW([("street", T.STRING()), ("city", T.STRING()),
+                 ("geo", T.ROW([("lat", T.DOUBLE()), ("lon", T.DOUBLE())]))])
+PEOPLE = {"id": T.INT(), "name": T.STRING(), "age": T.INT(), "score": T.DOUBLE(),
+          "code": T.STRING(), "birth": T.STRING(), "ts": T.TIMESTAMP(3), "address": ADDRESS,
+          "flag": T.BOOLEAN()}
+BID = {"auction": T.BIGINT(), "bidder": T.BIGINT(), "price": T.BIGINT(), "channel": T.STRING(),
+       "url": T.STRING(), "dateTime": T.TIMESTAMP(3), "extra": T.STRING()}
+
+
 @dataclass(frozen=True)
 class E:
     """A typed expression: Spark column plus what the binder would know about it."""

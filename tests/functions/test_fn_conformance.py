@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from conftest import PEOPLE
-from fnhelpers import (agg, assert_same_rows, call, cast, expected_rows, interval_ms, lit, rows,
-                       to_sink)
+from fnhelpers import (PEOPLE, agg, assert_same_rows, call, cast, expected_rows, interval_ms,
+                       lit, rows, to_sink)
 from sqlengine import types as T
 
 S = T.STRING
