@@ -59,7 +59,8 @@ def _concat_infer(name: str, args: list[Arg]) -> DataType:
 
 @scalar("ARRAY_CONCAT", infer=_concat_infer)
 def _array_concat(cols, args, result, ctx):
-    return F.concat(*[coerce(c, a.type, result.with_nullable(True), ctx) for c, a in zip(cols, args)])
+    target = result.with_nullable(True)
+    return F.concat(*[coerce(c, a.type, target, ctx) for c, a in zip(cols, args)])
 
 
 def _join_infer(name: str, args: list[Arg]) -> DataType:

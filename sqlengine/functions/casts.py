@@ -169,7 +169,8 @@ def to_string(col: Column, src: DataType, ctx: LowerContext) -> Column:
         return F.upper(col.cast("string"))
     if r in _TIMESTAMPS:
         wall = to_wall_clock(col, src, ctx.local_time_zone)
-        return F.date_format(wall, timestamp_pattern(src.precision if src.precision is not None else 6))
+        precision = src.precision if src.precision is not None else 6
+        return F.date_format(wall, timestamp_pattern(precision))
     if r == "TIME":
         return time_string(col, src.precision or 0)
     if r == "INTERVAL_DAY_TIME":
@@ -177,7 +178,8 @@ def to_string(col: Column, src: DataType, ctx: LowerContext) -> Column:
     if r == "INTERVAL_YEAR_MONTH":
         return _interval_months_string(col)
     if r == "ARRAY":
-        inner = F.transform(col, lambda e: F.coalesce(to_string(e, src.element, ctx), F.lit("NULL")))
+        inner = F.transform(
+            col, lambda e: F.coalesce(to_string(e, src.element, ctx), F.lit("NULL")))
         return F.when(col.isNull(), F.lit(None)).otherwise(
             F.concat(F.lit("["), F.array_join(inner, ", "), F.lit("]")))
     if r == "MAP":

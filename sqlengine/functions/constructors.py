@@ -57,7 +57,8 @@ def _array(cols, args, result, ctx):
 
 def _map_infer(name: str, args: list[Arg]) -> DataType:
     if not args or len(args) % 2:
-        raise ValidationError("MAP constructor requires an even number of arguments (key, value, ...)")
+        raise ValidationError(
+            "MAP constructor requires an even number of arguments (key, value, ...)")
     keys = [a.type for a in args[0::2] if a.type.root != "NULL"]
     values = [a.type for a in args[1::2] if a.type.root != "NULL"]
     key = require_common("MAP constructor", keys) if keys else DataType("NULL")
@@ -142,7 +143,8 @@ def _element(cols, args, result, ctx):
     size = F.size(cols[0])
     return (F.when(cols[0].isNull() | (size == 0), null_of(result))
             .when(size == 1, F.get(cols[0], 0))
-            .otherwise(F.raise_error(F.lit("Array has more than one element.")).cast(result.to_spark())))
+            .otherwise(F.raise_error(F.lit("Array has more than one element."))
+                       .cast(result.to_spark())))
 
 
 def _contains_infer(name: str, args: list[Arg]) -> DataType:
@@ -169,6 +171,7 @@ def _map_part_infer(part: str):
     return infer
 
 
-scalar("MAP_KEYS", infer=_map_part_infer("key"))(lambda cols, args, result, ctx: F.map_keys(cols[0]))
+scalar("MAP_KEYS", infer=_map_part_infer("key"))(
+    lambda cols, args, result, ctx: F.map_keys(cols[0]))
 scalar("MAP_VALUES", infer=_map_part_infer("value"))(
     lambda cols, args, result, ctx: F.map_values(cols[0]))

@@ -140,7 +140,8 @@ def _floor_ceil(kind: str):
         if t.root in ("DOUBLE", "FLOAT"):
             # Spark's floor/ceil of a double is a BIGINT; beyond 2^52 doubles are integral.
             x = cols[0]
-            return F.when(F.abs(x) < F.lit(4.5e15), spark_fn(x)).otherwise(x).cast(result.to_spark())
+            rounded = F.when(F.abs(x) < F.lit(4.5e15), spark_fn(x)).otherwise(x)
+            return rounded.cast(result.to_spark())
         return spark_fn(cols[0]).cast(result.to_spark())
 
     return lower

@@ -159,7 +159,8 @@ def _cmp_infer(name: str, args: list[Arg]) -> DataType:
     if not _comparable(a, b):
         raise ValidationError(
             f"Cannot apply '{name}' to arguments of type '<{calcite_name(a)}> {name} "
-            f"<{calcite_name(b)}>'. Supported form(s): '<COMPARABLE_TYPE> {name} <COMPARABLE_TYPE>'")
+            f"<{calcite_name(b)}>'. Supported form(s): "
+            f"'<COMPARABLE_TYPE> {name} <COMPARABLE_TYPE>'")
     return BOOLEAN(any_nullable(args))
 
 
@@ -271,7 +272,8 @@ def like_to_regex(pattern: str, escape: str | None = None) -> str:
             out.append("\\" + nxt if nxt in _REGEX_SPECIAL else nxt)
             i += 2
             continue
-        out.append(".*" if c == "%" else "." if c == "_" else "\\" + c if c in _REGEX_SPECIAL else c)
+        special = "\\" + c if c in _REGEX_SPECIAL else c
+        out.append(".*" if c == "%" else "." if c == "_" else special)
         i += 1
     return "(?s)\\A" + "".join(out) + "\\z"
 

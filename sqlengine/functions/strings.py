@@ -128,7 +128,8 @@ def _left_right_infer(name: str, args: list[Arg]) -> DataType:
     return _same_as_first(name, args, varying_result=True)
 
 
-scalar("LEFT", infer=_left_right_infer)(lambda cols, args, r, ctx: F.left(cols[0], cols[1].cast("int")))
+scalar("LEFT", infer=_left_right_infer)(
+    lambda cols, args, r, ctx: F.left(cols[0], cols[1].cast("int")))
 scalar("RIGHT", infer=_left_right_infer)(lambda cols, args, r, ctx: F.right(cols[0], cols[1].cast("int")))
 
 
