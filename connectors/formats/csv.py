@@ -150,10 +150,23 @@ def _unquote(f: Column, o: CsvOptions) -> Column:
         inner = F.regexp_replace(f.substr(F.lit(2), F.length(f) - 2), _rx(q) * 2, q.replace("\\", "\\\\").replace("$", "\\$"))
         value = F.when(f.startswith(q) & (F.length(f) >= 2), inner).otherwise(f)
     if o.escape:
-        value = F.regexp_replace(value, f"{_rx(o.escape)}(.)", "$1")
+        value = _unescape_value(value, o.escape)
     if o.null_literal is not None:
         value = F.when(value != F.lit(o.null_literal), value)
     return value
+
+
+def _unescape_value(value: Column, esc: str) -> Column:
+    """Jackson's CsvDecoder: ``\\n`` ``\\r`` ``\\t`` ``\\0`` are control characters, ``\\x`` is ``x``."""
+    e = _rx(esc)
+    value = F.regexp_replace(value, e + e, _PLACEHOLDER)
+    for letter, char in (("n", "\n"), ("r", "\r"), ("t", "\t"), ("0", "\0")):
+        value = F.regexp_replace(value, e + letter, char)
+    value = F.regexp_replace(value, e + "(.)", "$1")
+    return F.regexp_replace(value, _PLACEHOLDER, esc.replace("\\", "\\\\").replace("$", "\\$"))
+
+
+_PLACEHOLDER = "\uE000"  # stands for an escaped escape character while unescaping
 
 
 def _check_type(t: DataType, nested: bool) -> None:
