@@ -22,7 +22,6 @@ whether to use it (a benchmark wants back-to-back batches).
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -187,7 +186,7 @@ def _scan_stream(ctx: ScanContext, plan: GenPlan) -> DataGenScanResult:
     ids = stream.select(F.col("value").alias(ROW_ID))
     end_check, is_data = None, None
     if plan.rows is not None:
-        eoi_id = math.ceil(plan.rows / per_batch) * per_batch
+        eoi_id = -(-plan.rows // per_batch) * per_batch  # first id of the batch after the data
         row_id = F.col(ROW_ID)
         ids = ids.where((row_id < F.lit(plan.rows)) | (row_id == F.lit(eoi_id)))
         is_data = row_id < F.lit(plan.rows)
