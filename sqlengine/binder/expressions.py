@@ -28,6 +28,9 @@ _UNIT_MS = {"MILLISECOND": 1, "SECOND": 1000, "MINUTE": 60000, "HOUR": 3600000, 
             "WEEK": 7 * 86400000}
 _UNIT_MONTHS = {"MONTH": 1, "YEAR": 12, "QUARTER": 3}
 
+# sqlglot nodes whose extra arguments are dialect options, not Flink arguments.
+ONLY_THIS = {"Initcap", "Upper", "Lower", "Reverse", "Md5", "Ascii"}
+
 BINARY = {
     exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.Mod: "%", exp.EQ: "=",
     exp.NEQ: "<>", exp.GT: ">", exp.GTE: ">=", exp.LT: "<", exp.LTE: "<=", exp.And: "AND",
@@ -349,6 +352,8 @@ class ExprBinder:
         if lookup_aggregate(name) is not None and lookup_scalar(name) is None:
             return self.aggregate(node)
         args: list[exp.Expression] = []
+        if type(node).__name__ in ONLY_THIS:
+            return self.call(name, [node.this], node)
         for key in node.arg_types:
             value = node.args.get(key)
             if value is None or isinstance(value, bool):
