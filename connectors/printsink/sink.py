@@ -52,6 +52,11 @@ class PrintSettings:
         return F.concat(F.lit(f"{ident}:" if ident else ""), task, F.lit("> "))
 
 
+def _column(name: str) -> Column:
+    """A top-level column by its exact name (dots and backticks included)."""
+    return F.col("`" + name.replace("`", "``") + "`")
+
+
 class LinePrinter:
     """Writes a DataFrame of one string column to stdout or stderr (on the driver).
 
@@ -83,7 +88,7 @@ class PrintSink(Sink):
     def lines(self, df: Any) -> Any:
         """One string column: the printed line of each row."""
         kind = F.col(OP) if self.ctx.updating else F.lit("+I")
-        text = row_text([(F.col(name), dtype) for name, dtype in self.ctx.columns], kind)
+        text = row_text([(_column(name), dtype) for name, dtype in self.ctx.columns], kind)
         return df.select(F.concat(self.settings.prefix(), text).alias(LINE))
 
     def write_stream(self, df: Any) -> Any:

@@ -153,3 +153,10 @@ def test_streaming_prints_each_micro_batch(spark, capfd, tmp_path):
     lines = printed(capfd)
     assert sorted(int(line.split("[")[1].split(",")[0]) for line in lines) == list(range(1, 13))
     assert all(line.startswith("p> +I[") and len(line.split(", ")[1]) == 4 for line in lines)
+
+
+def test_column_names_with_dots_and_backticks(spark, capfd):
+    cols = [("a.b", T.INT()), ("we`ird", T.STRING())]
+    df = spark.createDataFrame([(1, "x")], "`a.b` int, `we``ird` string")
+    sink(spark, columns=cols).write_batch(df)
+    assert printed(capfd) == ["+I[1, x]"]
