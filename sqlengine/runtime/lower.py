@@ -21,11 +21,19 @@ from sqlengine.plan import nodes as P
 MAX_EVENT_TIME = "9000-01-01 00:00:00"
 
 
+RT = "__rt"
+
+
 @dataclass
 class Lowered:
     df: DataFrame
     eoi: bool = False  # df still carries the __eoi column
     updating: bool = False  # df carries __op
+    rt: bool = False  # past a watermark: df carries __rt, the event time (MAX on the eoi row)
+
+    def hidden(self) -> list[Column]:
+        return ([F.col(EOI)] if self.eoi else []) + ([F.col(RT)] if self.rt else []) + \
+            ([F.col(OP)] if self.updating else [])
 
 
 @dataclass
@@ -46,8 +54,17 @@ def col(i: int) -> Column:
 
 
 def drop_eoi(low: Lowered) -> Lowered:
+    """Remove the end-of-input row.
+
+    Past a watermark the filter references the event time (via ``__rt``): Spark
+    pushes any other predicate below EventTimeWatermark, where it would remove the
+    end-of-input row before the watermark has seen it.
+    """
     if not low.eoi:
         return low
+    if low.rt:
+        keep = ~(F.col(EOI) & (F.col(RT) >= F.lit(MAX_EVENT_TIME).cast("timestamp")))
+        return Lowered(low.df.where(keep).drop(EOI, RT), False, low.updating)
     return Lowered(low.df.where(~F.col(EOI)).drop(EOI), False, low.updating)
 
 
@@ -121,15 +138,15 @@ class Lowerer:
 
     # -- stateless --------------------------------------------------------------------
     def visit_Calc(self, node: P.Calc, child: Lowered) -> Lowered:
-        if node.condition is not None:
+        if node.condition is not None and not child.rt:
             child = drop_eoi(child)
         df = child.df
         if node.condition is not None:
-            df = df.where(self.exprs.lower(node.condition))
+            cond = self.exprs.lower(node.condition)
+            # The end-of-input row passes every filter (it is removed where it is consumed).
+            df = df.where(cond | F.col(EOI) if child.eoi else cond)
         cols = [self.exprs.lower(e).alias(f"f{i}") for i, e in enumerate(node.projections)]
-        extra = [F.col(EOI)] if child.eoi else []
-        extra += [F.col(OP)] if child.updating else []
-        return Lowered(df.select(*cols, *extra), child.eoi, child.updating)
+        return Lowered(df.select(*cols, *child.hidden()), child.eoi, child.updating, child.rt)
 
     def visit_WatermarkAssigner(self, node: P.WatermarkAssigner, child: Lowered) -> Lowered:
         name = f"f{node.rowtime}"
@@ -140,11 +157,7 @@ class Lowerer:
         df = df.withWatermark(name, f"{node.delay_ms} milliseconds")
         if not child.eoi:
             return Lowered(df)
-        # The filter must reference the event-time column: Spark pushes any other
-        # predicate below EventTimeWatermark, which would drop the end-of-input row
-        # before it moves the watermark.
-        df = df.where(F.col(name) < F.lit(MAX_EVENT_TIME).cast("timestamp")).drop(EOI)
-        return Lowered(df)
+        return Lowered(df.withColumn(RT, F.col(name)), True, False, True)
 
     def visit_Union(self, node: P.Union, *children: Lowered) -> Lowered:
         parts = [drop_eoi(c) for c in children]
