@@ -56,7 +56,7 @@ def test_shuffles_match_the_dag(spark, tmp_path, shape):
         query = df.writeStream.format("noop").option("checkpointLocation", str(tmp_path / "q")) \
             .outputMode("append").trigger(availableNow=True).start()
         query.awaitTermination()
-        jplan = query._jsq.lastExecution().executedPlan()
+        jplan = query._jsq.streamingQuery().lastExecution().executedPlan()
     else:
         df.write.format("noop").mode("overwrite").save()
         jplan = df._jdf.queryExecution().executedPlan()
