@@ -169,13 +169,14 @@ def _safe(check, source: dict) -> bool:
 def _metric_messages(job: Job, state: LowerState) -> list[str]:
     out = []
     for i, scan in enumerate(state.scans):
-        if not scan.metrics:
+        observed = getattr(scan, "observation", None) or (f"metrics_{i + 1}" if scan.metrics else None)
+        if observed is None:
             continue
         totals: dict[str, int] = {}
         for q in job.queries:
             for p in q.recentProgress or []:
                 for name, values in (p.get("observedMetrics") or {}).items():
-                    if name == f"metrics_{i + 1}":
+                    if name == observed:
                         for k, v in values.items():
                             totals[k] = totals.get(k, 0) + int(v or 0)
         for k, v in totals.items():
