@@ -1,0 +1,139 @@
+"""The filesystem sink: two-phase commit of part files, batch and streaming writes."""
+from __future__ import annotations
+
+import datetime as dt
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from connectors.base import Options, SinkContext, factory_for
+from connectors.filesystem import writer as W
+from sqlengine import types as T
+from sqlengine.errors import ConnectorError
+
+COLS = [("id", T.INT()), ("name", T.STRING()), ("price", T.DECIMAL(10, 2)), ("ts", T.TIMESTAMP(3))]
+
+
+def visible(root: Path) -> dict[str, list[str]]:
+    """Visible part files and their lines (what Flink's readers and compare.py see)."""
+    return {p.name: p.read_text().splitlines() for p in sorted(root.iterdir())
+            if p.is_file() and not p.name.startswith((".", "_"))} if root.exists() else {}
+
+
+def staged(root: Path) -> list[str]:
+    folder = root / W.STAGING
+    return sorted(p.name for p in folder.iterdir()) if folder.exists() else []
+
+
+def task(root: Path, name: str, lines: list[str]) -> W.StagedFile:
+    batches = [pa.record_batch([pa.array(lines, pa.string())], names=["line"])]
+    return W._write_task(str(root), name + ".0.inprogress", name, iter(batches))
+
+
+def test_commit_publishes_idempotently(tmp_path):
+    root = tmp_path / "out"
+    messages = [task(root, "part-q-0-7", ["a", "b"]), task(root, "part-q-1-7", []), None]
+    assert visible(root) == {} and staged(root) == ["part-q-0-7.0.inprogress"]
+    assert messages[1].staged is None and messages[0].rows == 2
+    sink = W.LinesStreamWriter({"path": str(root)})
+    sink.commit(messages, 7)
+    assert visible(root) == {"part-q-0-7": ["a", "b"]} and staged(root) == []
+    sink.commit(messages, 7)  # a replayed commit of the same epoch
+    assert visible(root) == {"part-q-0-7": ["a", "b"]}
+    replay = [task(root, "part-q-0-7", ["a", "b"])]  # the epoch re-executed after a crash
+    sink.commit(replay, 7)
+    assert visible(root) == {"part-q-0-7": ["a", "b"]} and staged(root) == []
+
+
+def test_abort_leaves_no_visible_file(tmp_path):
+    root = tmp_path / "out"
+    messages = [task(root, "part-q-0-3", ["x"]), task(root, "part-q-1-3", ["y"])]
+    W.LinesStreamWriter({"path": str(root)}).abort(messages, 3)
+    assert visible(root) == {} and staged(root) == []
+    W.LinesBatchWriter({"path": str(root)}).abort([None])
+
+
+def test_nothing_is_created_without_rows(tmp_path):
+    root = tmp_path / "out"
+    W.LinesStreamWriter({"path": str(root)}).commit([task(root, "part-q-0-0", [])], 0)
+    assert not root.exists()
+
+
+def sink(spark, path, streaming, columns=COLS, updating=False, **options):
+    ctx = SinkContext(spark, streaming, 2, "default_catalog.default_database.out", columns,
+                      Options("filesystem", {"path": str(path), "format": "json", **options}), updating)
+    return factory_for("filesystem", "out").sink(ctx)
+
+
+ROWS = [(1, "a b", Decimal("4.00"), dt.datetime(2020, 4, 15, 8, 5)),
+        (2, None, Decimal("640.00"), dt.datetime(2020, 4, 15, 8, 9, 59, 999000))]
+LINES = ['{"id":1,"name":"a b","price":4,"ts":"2020-04-15 08:05:00"}',
+         '{"id":2,"name":null,"price":6.4E+2,"ts":"2020-04-15 08:09:59.999"}']
+
+
+def test_batch_write(spark, tmp_path):
+    df = spark.createDataFrame(ROWS, "id int, name string, price decimal(10,2), ts timestamp").repartition(2, "id")
+    root = tmp_path / "out"
+    sink(spark, root, False).write_batch(df)
+    files = visible(root)
+    assert all(name.startswith("part-") and "-task-" in name and name.endswith("-file-0") for name in files)
+    assert sorted(sum(files.values(), [])) == LINES and staged(root) == []
+    sink(spark, root, False).write_batch(df)  # a second job appends new files
+    assert len(visible(root)) == 2 * len(files)
+
+
+def test_stream_write_names_and_restart(spark, tmp_path):
+    src = tmp_path / "in"
+    src.mkdir()
+    (src / "x.jsonl").write_text("\n".join(LINES) + "\n")
+    from connectors.base import ScanContext
+    scan = factory_for("filesystem", "x").scan(ScanContext(
+        spark, True, 1, "x", COLS, Options("filesystem", {"path": str(src), "format": "json"})))
+    root = tmp_path / "out"
+    data = scan.df.where("not __eoi").drop("__eoi")
+    q = (sink(spark, root, True).write_stream(data).option("checkpointLocation", str(tmp_path / "ck"))
+         .trigger(availableNow=True).start())
+    q.awaitTermination()
+    files = visible(root)
+    assert list(files) == [f"part-{q.id}-0-0"] and files[f"part-{q.id}-0-0"] == LINES
+    q2 = (sink(spark, root, True).write_stream(data).option("checkpointLocation", str(tmp_path / "ck"))
+          .trigger(availableNow=True).start())  # restart from the checkpoint: nothing new
+    q2.awaitTermination()
+    assert q2.id == q.id and visible(root) == files
+
+
+def test_updating_input_is_rejected(spark, tmp_path):
+    with pytest.raises(ConnectorError, match="doesn't support consuming update and delete changes"):
+        sink(spark, tmp_path, True, updating=True)
+    assert factory_for("filesystem", "x").accepts_updates is False
+
+
+def test_validate_sink_options_has_no_side_effects(tmp_path):
+    factory = factory_for("filesystem", "x")
+    target = tmp_path / "never"
+    factory.validate_sink_options({"connector": "filesystem", "path": str(target), "format": "csv",
+                                   "csv.field-delimiter": ";", "sink.rolling-policy.file-size": "128MB",
+                                   "sink.partition-commit.trigger": "process-time"})
+    assert not target.exists()
+    with pytest.raises(ConnectorError, match="Unsupported options found for 'filesystem'"):
+        factory.validate_sink_options({"connector": "filesystem", "path": "p", "format": "json", "sink.parallelism": "2"})
+    with pytest.raises(ConnectorError, match="Missing required option 'path'"):
+        factory.validate_sink_options({"connector": "filesystem", "format": "json"})
+
+
+def test_csv_sink_lines(spark, tmp_path):
+    df = spark.createDataFrame(ROWS, "id int, name string, price decimal(10,2), ts timestamp").coalesce(1)
+    root = tmp_path / "out"
+    sink(spark, root, False, format="csv").write_batch(df)
+    assert sorted(sum(visible(root).values(), [])) == [
+        '1,"a b",4,"2020-04-15 08:05:00"', '2,,6.4E+2,"2020-04-15 08:09:59.999"']
+
+
+def test_sink_output_is_valid_json(spark, tmp_path):
+    df = spark.createDataFrame(ROWS, "id int, name string, price decimal(10,2), ts timestamp")
+    root = tmp_path / "out"
+    sink(spark, root, False).write_batch(df)
+    assert sorted(json.loads(line)["id"] for line in sum(visible(root).values(), [])) == [1, 2]
