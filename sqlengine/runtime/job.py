@@ -177,6 +177,7 @@ def _metric_messages(job: Job, state: LowerState) -> list[str]:
             for p in q.recentProgress or []:
                 for name, values in (p.get("observedMetrics") or {}).items():
                     if name == observed:
+                        values = values.asDict() if hasattr(values, "asDict") else dict(values)
                         for k, v in values.items():
                             totals[k] = totals.get(k, 0) + int(v or 0)
         for k, v in totals.items():
