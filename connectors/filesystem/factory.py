@@ -9,9 +9,10 @@ connectors/base.py; continuous directory monitoring is not supported.
 A malformed line fails the job with an error naming the file and line number,
 unless ``<format>.ignore-parse-errors`` is true: then the line is skipped and
 counted. The decoded projection is followed by an ``observe`` (CollectMetrics)
-node counting lines and skipped lines: it reports them in the query progress
-(``observedMetrics``) and, as Spark never pushes filters through it, keeps the
-JSON/CSV parsing to one evaluation per line.
+node counting lines and skipped lines (see ``observation``) and, as Spark never pushes
+filters through it, keeps the JSON/CSV parsing to one evaluation per line; its
+``skipped`` aggregate also anchors the error check, which column pruning would
+otherwise drop when a query reads none of the decoded columns.
 
 Sink: append-only; each row is encoded natively into one line and written with a
 two-phase commit (writer.py).
@@ -24,7 +25,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from pyspark.sql import Column
+from pyspark.sql import Column, Observation
 from pyspark.sql import functions as F
 
 from connectors.base import EOI, ConnectorFactory, Options, ScanContext, ScanResult, Sink, SinkContext
@@ -101,7 +102,8 @@ class FilesystemFactory(ConnectorFactory):
             .otherwise(decoded.bad)
         df = raw.select(*decoded.columns, flag.alias(BAD), F.col(EOI))
         observed = f"filesystem[{ctx.table_name}]#{token.rsplit('#', 1)[1]}"
-        df = df.observe(observed, F.count(F.lit(1)).alias("lines"),
+        handle = observed if ctx.streaming else Observation(observed)
+        df = df.observe(handle, F.count(F.lit(1)).alias("lines"),
                         F.coalesce(F.sum(F.col(BAD).cast("int")), F.lit(0)).alias("skipped"))
         if ignore or decoded.may_skip:
             df = df.where(~F.col(BAD))
@@ -111,7 +113,7 @@ class FilesystemFactory(ConnectorFactory):
                             EndOfFiles(token) if ctx.streaming else None)
         result.metric_messages["skipped"] = (
             "Skipped {n} malformed line(s) in table " + ctx.table_name + f" (path {t.path}).")
-        result.observation = observed  # type: ignore[attr-defined]  # see the module docstring
+        result.observation = handle  # type: ignore[attr-defined]  # see observation()
         return result
 
     def sink(self, ctx: SinkContext) -> Sink:
@@ -157,13 +159,21 @@ class FilesystemSink(Sink):
 
     def write_stream(self, df):
         name = datasource.register(self.ctx.spark)
-        return self.lines(df).writeStream.format(name).option("path", self.t.path)
+        return (self.lines(df).writeStream.format(name).option("path", self.t.path)
+                .option("sink_id", self.ctx.sink_id))
 
     def write_batch(self, df) -> None:
         name = datasource.register(self.ctx.spark)
         self.lines(df).write.format(name).mode("append").option("path", self.t.path).save()
 
 
-def observation_name(result: ScanResult) -> Optional[str]:
-    """The name under which a filesystem scan's line counts appear in ``observedMetrics``."""
+def observation(result: ScanResult) -> Any:
+    """Where a filesystem scan's ``lines``/``skipped`` counts are observed.
+
+    Streaming: the name of the entry in ``StreamingQueryProgress.observedMetrics``;
+    batch: a ``pyspark.sql.Observation`` (``.get`` after the job succeeded). The
+    runtime's ``ScanResult.metrics`` cannot count skipped lines, because it observes
+    the scan's output, from which they are already gone; ``metric_messages["skipped"]``
+    is the message to print.
+    """
     return getattr(result, "observation", None)

@@ -6,8 +6,9 @@ files by renaming them to their visible names, ``abort`` deletes them. Visible
 names are deterministic, so publishing an epoch again (a micro-batch replayed after
 a crash between our commit and Spark's commit log) is a no-op:
 
-* streaming: ``part-<query id>-<partition>-<epoch>``, Flink's ``part-<uuid>-<subtask>-<n>``
-  with Spark's query id, which a restart from the checkpoint keeps;
+* streaming: ``part-<uuid>-<partition>-<epoch>``, Flink's ``part-<uuid>-<subtask>-<n>``
+  where the uuid is derived from Spark's query id (which a restart from the
+  checkpoint keeps) and the sink's operator id (so two sinks of one query differ);
 * batch: ``part-<write id>-task-<partition>-file-0`` (Flink's batch naming).
 
 Empty task outputs create no file. Readers skip names starting with '.' or '_'.
@@ -59,6 +60,11 @@ def _write_task(root: str, staged_name: str, final_name: str, batches: Iterator[
     return StagedFile(staged if written else None, posixpath.join(base, final_name), counter[0])
 
 
+def part_uuid(query_id: str, sink_id: str) -> uuid.UUID:
+    """A stable uuid for one sink of one streaming query (restarts keep the query id)."""
+    return uuid.uuid5(uuid.NAMESPACE_URL, f"sqlengine:{query_id}/{sink_id}")
+
+
 def publish_all(root: str, messages: list[Optional[StagedFile]]) -> None:
     fs, _ = FS.resolve(root)
     for m in messages:
@@ -78,14 +84,14 @@ class LinesStreamWriter(DataSourceStreamArrowWriter):
 
     def __init__(self, options) -> None:
         self.root = options["path"]
+        self.sink_id = options.get("sink_id", "")
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> StagedFile:
         tc = TaskContext.get()
         epoch = int(tc.getLocalProperty("streaming.sql.batchId"))
         qid = tc.getLocalProperty("sql.streaming.queryId")
-        pid, attempt = tc.partitionId(), tc.attemptNumber()
-        return _write_task(self.root, f"part-{qid}-{pid}-{epoch}.{attempt}.inprogress",
-                           f"part-{qid}-{pid}-{epoch}", iterator)
+        name = f"part-{part_uuid(qid, self.sink_id)}-{tc.partitionId()}-{epoch}"
+        return _write_task(self.root, f"{name}.{tc.attemptNumber()}.inprogress", name, iterator)
 
     def commit(self, messages: list[Optional[StagedFile]], batchId: int) -> None:
         publish_all(self.root, messages)

@@ -56,10 +56,13 @@ def parse_timestamp(text: Column, iso: bool, ltz: bool) -> Column:
 
 
 def format_timestamp(value: Column, iso: bool, ltz: bool) -> Column:
-    """Flink's text of a timestamp: fraction only when non-zero, trailing zeros dropped."""
-    sep = "'T'" if iso else " "
-    text = F.date_format(value, f"yyyy-MM-dd{sep}HH:mm:ss.SSSSSS")
-    text = F.regexp_replace(text, r"\.?0+$", "")
+    """Flink's text of a timestamp: fraction only when non-zero, trailing zeros dropped.
+
+    Spark's own cast to STRING prints exactly that (session time zone UTC).
+    """
+    text = value.cast("string")
+    if iso:
+        text = F.concat(F.substring(text, 1, 10), F.lit("T"), text.substr(F.lit(12), F.length(text)))
     return F.concat(text, F.lit("Z")) if ltz else text
 
 
@@ -102,10 +105,13 @@ def decimal_text(value: Column, scale: int, plain: bool) -> Column:
     plain unless the adjusted exponent is below -6 (then ``1.20E-7``, only possible
     for scale >= 7). Stripping keeps the adjusted exponent, so a plain text stays
     plain except for integers ending in zeros, which Java prints as ``6.4E+2``.
+    The common cases cost a cast and two trims; regexes run only for the rare ones.
     """
     text = value.cast("string")
-    stripped = F.regexp_replace(text, r"\.?0+$", "") if scale > 0 else text
-    out = stripped if plain else _integer_sci(stripped)
+    stripped = F.rtrim(F.rtrim(text, F.lit("0")), F.lit(".")) if scale > 0 else text
+    out = stripped
+    if not plain:
+        out = F.when(stripped.endswith("0"), _integer_sci(stripped)).otherwise(stripped)
     if scale >= 7:
         out = F.when(F.instr(text, "E") > 0, _small_decimal(text, plain)).otherwise(out)
     return F.when(value == 0, F.lit("0")).otherwise(out)

@@ -98,7 +98,8 @@ def test_stream_write_names_and_restart(spark, tmp_path):
          .trigger(availableNow=True).start())
     q.awaitTermination()
     files = visible(root)
-    assert list(files) == [f"part-{q.id}-0-0"] and files[f"part-{q.id}-0-0"] == LINES
+    name = f"part-{W.part_uuid(q.id, 'sink')}-0-0"  # SinkContext.sink_id defaults to 'sink'
+    assert list(files) == [name] and files[name] == LINES
     q2 = (sink(spark, root, True).write_stream(data).option("checkpointLocation", str(tmp_path / "ck"))
           .trigger(availableNow=True).start())  # restart from the checkpoint: nothing new
     q2.awaitTermination()

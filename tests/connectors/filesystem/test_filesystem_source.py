@@ -10,7 +10,7 @@ from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMaxRows
 
 from connectors.base import Options, ScanContext, factory_for
 from connectors.filesystem import reader as R
-from connectors.filesystem.factory import CONF_MAX_LINES, CONF_MIN_SPLIT
+from connectors.filesystem.factory import CONF_MAX_LINES, CONF_MIN_SPLIT, observation
 from sqlengine import types as T
 from sqlengine.errors import ConnectorError
 
@@ -148,6 +148,8 @@ def test_malformed_line_fails_naming_file_and_line(spark, tmp_path):
     text = str(info.value)
     assert "Failed to deserialize JSON '{\"id\": \"oops\"}' in file" in text
     assert f"{tmp_path}/x.jsonl line 3" in text and "field: id." in text
+    with pytest.raises(Exception, match="line 3"):  # even when no decoded column is read
+        scan(spark, tmp_path).df.select(F.lit(1)).count()
 
 
 def test_ignore_parse_errors_skips_and_counts(spark, tmp_path):
@@ -162,6 +164,13 @@ def test_ignore_parse_errors_skips_and_counts(spark, tmp_path):
     observed = [m for p in q.recentProgress for m in (p.get("observedMetrics") or {}).values()]
     assert sum(m["skipped"] for m in observed) == 2 and sum(m["lines"] for m in observed) == 6  # 5 + __eoi
     assert result.metric_messages["skipped"].format(n=2).startswith("Skipped 2 malformed line(s) in table")
+
+
+def test_ignore_parse_errors_counts_in_batch(spark, tmp_path):
+    (tmp_path / "x.jsonl").write_text('{"id": 1}\nnot json\n{"id": 2}\n')
+    result = scan(spark, tmp_path, **{"json.ignore-parse-errors": "true"})
+    assert sorted(r.id for r in result.df.collect()) == [1, 2]
+    assert observation(result).get == {"lines": 3, "skipped": 1}
 
 
 def test_csv_source(spark, tmp_path):
