@@ -23,13 +23,13 @@ import itertools
 import json
 import uuid
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
 from pyspark.sql import Column, Observation
 from pyspark.sql import functions as F
 
 from connectors.base import EOI, ConnectorFactory, Options, ScanContext, ScanResult, Sink, SinkContext
-from connectors.filesystem import datasource
+from connectors.filesystem import datasource, files
 from connectors.filesystem.reader import DONE
 from connectors.formats import format_module
 from sqlengine.errors import ConnectorError
@@ -56,7 +56,7 @@ class TableOptions:
 
 def parse_table_options(options: Options, source: bool) -> TableOptions:
     """Pop the connector's and the format's options, then fail on any leftover key."""
-    path = options.require("path")
+    path = files.absolute(options.require("path"))
     fmt = options.require("format")
     module = format_module(fmt, IDENTIFIER)
     monitor = options.pop("source.monitor-interval")
@@ -95,20 +95,9 @@ class FilesystemFactory(ConnectorFactory):
         """The decoded lines of ``path`` (+ ``__eoi``); see the module docstring."""
         t = parse_table_options(ctx.options, source=True)
         token = f"{ctx.table_name}#{next(_scan_ids)}-{uuid.uuid4().hex[:8]}"
-        raw = _raw_lines(ctx, t.path, token)
-        decoded = t.module.decode_detailed(F.col("__text"), ctx.columns, t.format_options)
-        ignore = t.format_options.ignore_parse_errors
-        flag = decoded.bad if ignore else F.when(decoded.bad, F.raise_error(_failure(t.format, decoded.reason)))\
-            .otherwise(decoded.bad)
-        df = raw.select(*decoded.columns, flag.alias(BAD), F.col(EOI))
         observed = f"filesystem[{ctx.table_name}]#{token.rsplit('#', 1)[1]}"
         handle = observed if ctx.streaming else Observation(observed)
-        df = df.observe(handle, F.count(F.lit(1)).alias("lines"),
-                        F.coalesce(F.sum(F.col(BAD).cast("int")), F.lit(0)).alias("skipped"))
-        if ignore or decoded.may_skip:
-            df = df.where(~F.col(BAD))
-        names = [n for n, _ in ctx.columns]
-        df = df.select(*[F.col(f"`{n}`") for n in names], F.col(EOI))
+        df = _decoded(_raw_lines(ctx, t.path, token), ctx, t, handle)
         result = ScanResult(df, f"FileSystemTableSource(path={t.path}, format={t.format})",
                             EndOfFiles(token) if ctx.streaming else None)
         result.metric_messages["skipped"] = (
@@ -136,6 +125,20 @@ def _raw_lines(ctx: ScanContext, path: str, token: str):
     if CONF_MIN_SPLIT in ctx.conf:
         opts["min_split_bytes"] = ctx.conf[CONF_MIN_SPLIT]
     return reader.format(name).options(**opts).load()
+
+
+def _decoded(raw, ctx: ScanContext, t: TableOptions, handle: Any):
+    """Decode, check (fail or flag), observe, then drop skipped lines; see the module doc."""
+    decoded = t.module.decode_detailed(F.col("__text"), ctx.columns, t.format_options)
+    ignore = t.format_options.ignore_parse_errors
+    flag = decoded.bad if ignore else F.when(decoded.bad, F.raise_error(_failure(t.format, decoded.reason)))\
+        .otherwise(decoded.bad)
+    df = raw.select(*decoded.columns, flag.alias(BAD), F.col(EOI))
+    df = df.observe(handle, F.count(F.lit(1)).alias("lines"),
+                    F.coalesce(F.sum(F.col(BAD).cast("int")), F.lit(0)).alias("skipped"))
+    if ignore or decoded.may_skip:
+        df = df.where(~F.col(BAD))  # NULL (blank, comment) and, when ignoring, bad lines
+    return df.select(*[F.col(f"`{n}`") for n, _ in ctx.columns], F.col(EOI))
 
 
 def _failure(fmt: str, reason: Column) -> Column:

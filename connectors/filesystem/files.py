@@ -27,6 +27,11 @@ class FileEntry:
     size: int
 
 
+def absolute(path: str) -> str:
+    """A local path made absolute (on the driver, before tasks see it); URIs unchanged."""
+    return path if "://" in path else os.path.abspath(path)
+
+
 def resolve(path: str) -> tuple[pafs.FileSystem, str]:
     """The file system of ``path`` and the path inside it (local paths made absolute)."""
     if "://" not in path:
@@ -113,6 +118,8 @@ def read_lines(f: pafs.NativeFile, path: str, start: int, end: int, first_line: 
         size = CHUNK
         while True:
             data = f.read_at(min(size, end - pos), pos)
+            if not data:  # the file shrank since planning
+                return
             cut = len(data) if pos + len(data) >= end else data.rfind(b"\n") + 1
             if cut > 0:
                 break
