@@ -41,10 +41,6 @@ TEMPORAL_ROOTS = ("DATE", "TIME", "TIMESTAMP", "TIMESTAMP_LTZ")
 _DECIMAL_NUMBER = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
 
 
-def lit_str(text: str) -> Column:
-    return F.lit(text).cast("string")
-
-
 # -- temporal values ----------------------------------------------------------------
 def timestamp_pattern(iso: bool, ltz: bool) -> str:
     return (ISO_TS if iso else SQL_TS) + ("'Z'" if ltz else "")

@@ -147,7 +147,7 @@ def _unquote(f: Column, o: CsvOptions) -> Column:
     value = f
     if o.quote is not None:
         q = o.quote
-        inner = F.regexp_replace(f.substr(F.lit(2), F.length(f) - 2), _rx(q) * 2, q.replace("\\", "\\\\").replace("$", "\\$"))
+        inner = F.regexp_replace(f.substr(F.lit(2), F.length(f) - 2), _rx(q) * 2, _replacement(q))
         value = F.when(f.startswith(q) & (F.length(f) >= 2), inner).otherwise(f)
     if o.escape:
         value = _unescape_value(value, o.escape)
@@ -163,7 +163,12 @@ def _unescape_value(value: Column, esc: str) -> Column:
     for letter, char in (("n", "\n"), ("r", "\r"), ("t", "\t"), ("0", "\0")):
         value = F.regexp_replace(value, e + letter, char)
     value = F.regexp_replace(value, e + "(.)", "$1")
-    return F.regexp_replace(value, _PLACEHOLDER, esc.replace("\\", "\\\\").replace("$", "\\$"))
+    return F.regexp_replace(value, _PLACEHOLDER, _replacement(esc))
+
+
+def _replacement(text: str) -> str:
+    """``text`` as a literal regex replacement (Java treats ``\\`` and ``$`` specially)."""
+    return text.replace("\\", "\\\\").replace("$", "\\$")
 
 
 _PLACEHOLDER = "\uE000"  # stands for an escaped escape character while unescaping
@@ -172,7 +177,8 @@ _PLACEHOLDER = "\uE000"  # stands for an escaped escape character while unescapi
 def _check_type(t: DataType, nested: bool) -> None:
     ok = _NESTED_OK if nested else _NESTED_OK + ("ARRAY", "ROW")
     if t.root not in ok:
-        raise ConnectorError(f"CSV format doesn't support type {t.sql()}" + (" nested in ARRAY/ROW." if nested else "."))
+        where = " nested in ARRAY/ROW." if nested else "."
+        raise ConnectorError(f"CSV format doesn't support type {t.sql()}{where}")
     for child in ([t.element] if t.root == "ARRAY" else [f.type for f in t.fields] if t.root == "ROW" else []):
         _check_type(child, nested=True)
 

@@ -59,6 +59,7 @@ def parse_options(options: Options, prefix: str = "json.") -> JsonOptions:
         ignore_null_fields=options.pop_bool(prefix + "encode.ignore-null-fields", False),
     )
     options.pop_bool(prefix + "decode.json-parser.enabled", True)  # always our own parser
+    # map-null-key.*: Spark maps cannot hold NULL keys, so there is nothing to apply them to.
     if o.fail_on_missing_field and o.ignore_parse_errors:
         raise ConnectorError(
             f"fail-on-missing-field and ignore-parse-errors shouldn't both be true "
@@ -109,7 +110,8 @@ def _assemble(text: Column, columns, leaves: list[Leaf], line_bad: Column,
     if ignore:  # only unreadable lines are skipped
         bad = line_bad
     else:
-        bad = as_column(any_true([line_bad] + [leaf.bad for leaf in leaves] + ([missing] if missing is not None else [])))
+        extra = [missing] if missing is not None else []
+        bad = as_column(any_true([line_bad] + [leaf.bad for leaf in leaves] + extra))
     bad = (F.when(text.isNull(), F.lit(False))
            .when(F.trim(text) == "", F.lit(None).cast("boolean")).otherwise(bad))
     return Decoded(values, bad, F.concat_ws(" ", *reasons), may_skip=True)
@@ -225,15 +227,11 @@ def _convert_collection(c: Column, t: DataType, o: JsonOptions, lenient: bool) -
     inner = t.element if t.root == "ARRAY" else map_value(t)
     if t.root == "ARRAY":
         value = F.transform(c, lambda x: _convert(x, inner, o, lenient).value)
-        bad = F.exists(c, lambda x: _as_col(_convert(x, inner, o, lenient).bad))
+        bad = F.exists(c, lambda x: as_column(_convert(x, inner, o, lenient).bad))
     else:
         value = F.transform_values(c, lambda k, v: _convert(v, inner, o, lenient).value)
-        bad = F.exists(F.map_values(c), lambda v: _as_col(_convert(v, inner, o, lenient).bad))
+        bad = F.exists(F.map_values(c), lambda v: as_column(_convert(v, inner, o, lenient).bad))
     return Leaf(value, F.coalesce(bad, F.lit(False)))
-
-
-def _as_col(b) -> Column:
-    return F.lit(b) if isinstance(b, bool) else b
 
 
 # -- encode ------------------------------------------------------------------------------
