@@ -185,6 +185,15 @@ def write_bytes(fs: pafs.FileSystem, path: str, chunks: Iterator[bytes]) -> int:
     return written
 
 
+def list_names(fs: pafs.FileSystem, folder: str) -> list[str]:
+    """The files directly in ``folder`` (none if it does not exist)."""
+    try:
+        infos = fs.get_file_info(pafs.FileSelector(folder, allow_not_found=True))
+    except FileNotFoundError:
+        return []
+    return [i.path for i in infos if i.type == pafs.FileType.File]
+
+
 def exists(fs: pafs.FileSystem, path: str) -> bool:
     return fs.get_file_info(path).type != pafs.FileType.NotFound
 

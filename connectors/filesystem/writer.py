@@ -16,6 +16,7 @@ Empty task outputs create no file. Readers skip names starting with '.' or '_'.
 from __future__ import annotations
 
 import posixpath
+import re
 import uuid
 from dataclasses import dataclass
 from typing import Iterator, Optional
@@ -39,6 +40,7 @@ class StagedFile(WriterCommitMessage):
     staged: Optional[str]  # None: the task wrote no line
     final: str
     rows: int
+    group: str = ""  # regex of the staged names of this (sink, epoch), failed attempts included
 
 
 def _line_bytes(batches: Iterator[pa.RecordBatch], counter: list[int]) -> Iterator[bytes]:
@@ -52,12 +54,13 @@ def _line_bytes(batches: Iterator[pa.RecordBatch], counter: list[int]) -> Iterat
         yield lines.buffers()[2].to_pybytes()[offsets[0]:offsets[-1]]
 
 
-def _write_task(root: str, staged_name: str, final_name: str, batches: Iterator[pa.RecordBatch]) -> StagedFile:
+def _write_task(root: str, staged_name: str, final_name: str, batches: Iterator[pa.RecordBatch],
+                group: str = "") -> StagedFile:
     fs, base = FS.resolve(root)
     staged = posixpath.join(base, STAGING, staged_name)
     counter = [0]
     written = FS.write_bytes(fs, staged, _line_bytes(batches, counter))
-    return StagedFile(staged if written else None, posixpath.join(base, final_name), counter[0])
+    return StagedFile(staged if written else None, posixpath.join(base, final_name), counter[0], group)
 
 
 def part_uuid(query_id: str, sink_id: str) -> uuid.UUID:
@@ -70,6 +73,7 @@ def publish_all(root: str, messages: list[Optional[StagedFile]]) -> None:
     for m in messages:
         if m is not None and m.staged is not None:
             FS.publish(fs, m.staged, m.final)
+    _sweep(fs, root, messages)
 
 
 def discard_all(root: str, messages: list[Optional[StagedFile]]) -> None:
@@ -77,6 +81,18 @@ def discard_all(root: str, messages: list[Optional[StagedFile]]) -> None:
     for m in messages:
         if m is not None and m.staged is not None:
             FS.delete(fs, m.staged)
+    _sweep(fs, root, messages)
+
+
+def _sweep(fs, root: str, messages: list[Optional[StagedFile]]) -> None:
+    """Delete what failed task attempts of the same (sink, epoch) left in the staging folder."""
+    groups = {m.group for m in messages if m is not None and m.group}
+    if not groups:
+        return
+    folder = posixpath.join(FS.resolve(root)[1], STAGING)
+    for path in FS.list_names(fs, folder):
+        if any(re.fullmatch(g, posixpath.basename(path)) for g in groups):
+            FS.delete(fs, path)
 
 
 class LinesStreamWriter(DataSourceStreamArrowWriter):
@@ -90,8 +106,10 @@ class LinesStreamWriter(DataSourceStreamArrowWriter):
         tc = TaskContext.get()
         epoch = int(tc.getLocalProperty("streaming.sql.batchId"))
         qid = tc.getLocalProperty("sql.streaming.queryId")
-        name = f"part-{part_uuid(qid, self.sink_id)}-{tc.partitionId()}-{epoch}"
-        return _write_task(self.root, f"{name}.{tc.attemptNumber()}.inprogress", name, iterator)
+        uid = part_uuid(qid, self.sink_id)
+        name = f"part-{uid}-{tc.partitionId()}-{epoch}"
+        return _write_task(self.root, f"{name}.{tc.attemptNumber()}.inprogress", name, iterator,
+                           rf"part-{uid}-\d+-{epoch}\.\d+\.inprogress")
 
     def commit(self, messages: list[Optional[StagedFile]], batchId: int) -> None:
         publish_all(self.root, messages)
@@ -111,7 +129,8 @@ class LinesBatchWriter(DataSourceArrowWriter):
         tc = TaskContext.get()
         pid, attempt = tc.partitionId(), tc.attemptNumber()
         return _write_task(self.root, f"part-{self.write_id}-task-{pid}.{attempt}.inprogress",
-                           f"part-{self.write_id}-task-{pid}-file-0", iterator)
+                           f"part-{self.write_id}-task-{pid}-file-0", iterator,
+                           rf"part-{self.write_id}-task-\d+\.\d+\.inprogress")
 
     def commit(self, messages: list[Optional[StagedFile]]) -> None:
         publish_all(self.root, messages)

@@ -48,6 +48,18 @@ def test_commit_publishes_idempotently(tmp_path):
     assert visible(root) == {"part-q-0-7": ["a", "b"]} and staged(root) == []
 
 
+def test_failed_attempts_are_swept(tmp_path):
+    root = tmp_path / "out"
+    group = r"part-q-\d+-5\.\d+\.inprogress"
+    batches = [pa.record_batch([pa.array(["x"], pa.string())], names=["line"])]
+    W._write_task(str(root), "part-q-1-5.0.inprogress", "part-q-1-5", iter(batches), group)  # attempt 0 died
+    ok = W._write_task(str(root), "part-q-1-5.1.inprogress", "part-q-1-5", iter(batches), group)
+    other = W._write_task(str(root), "part-q-1-6.0.inprogress", "part-q-1-6", iter(batches), "other")
+    W.LinesStreamWriter({"path": str(root)}).commit([ok], 5)
+    assert visible(root) == {"part-q-1-5": ["x"]} and staged(root) == ["part-q-1-6.0.inprogress"]
+    assert other.staged is not None
+
+
 def test_abort_leaves_no_visible_file(tmp_path):
     root = tmp_path / "out"
     messages = [task(root, "part-q-0-3", ["x"]), task(root, "part-q-1-3", ["y"])]
