@@ -136,6 +136,9 @@ class ScanResult:
     metrics: dict[str, Any] = field(default_factory=dict)
     # Message template per metric, printed when the job ends and the value > 0.
     metric_messages: dict[str, str] = field(default_factory=dict)
+    # Where the connector observed its own metrics: the observedMetrics entry name
+    # (streaming) or a pyspark.sql.Observation (batch).
+    observation: Optional[Any] = None
 
 
 @dataclass

@@ -108,6 +108,7 @@ class JobRunner:
                 writer.write_batch(self._named(sink, low))
                 writer.on_job_end(True)
             job.status = "FINISHED"
+            job.messages.extend(_batch_metric_messages(state))
         except SqlEngineError:
             job.status = "FAILED"
             raise
@@ -166,10 +167,24 @@ def _safe(check, source: dict) -> bool:
         return False
 
 
+def _batch_metric_messages(state: LowerState) -> list[str]:
+    """Messages of sources that observed their metrics with a batch ``Observation``."""
+    out = []
+    for scan in state.scans:
+        obs = scan.observation
+        if obs is None or isinstance(obs, str):
+            continue
+        for k, v in (obs.get or {}).items():
+            if v and k in scan.metric_messages:
+                out.append(scan.metric_messages[k].format(n=int(v)))
+    return out
+
+
 def _metric_messages(job: Job, state: LowerState) -> list[str]:
     out = []
     for i, scan in enumerate(state.scans):
-        observed = getattr(scan, "observation", None) or (f"metrics_{i + 1}" if scan.metrics else None)
+        observed = scan.observation if isinstance(scan.observation, str) else \
+            (f"metrics_{i + 1}" if scan.metrics else None)
         if observed is None:
             continue
         totals: dict[str, int] = {}
