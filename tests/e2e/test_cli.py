@@ -53,3 +53,16 @@ def test_conformance_cases_through_the_real_cli(tmp_path):
         verdict = subprocess.run([sys.executable, str(CASES / "compare.py"), str(CASES / "cases" / name / "expected"),
                                   str(out), "--exit-code", str(res.returncode)], capture_output=True, text=True)
         assert verdict.returncode == 0, f"{name}: {verdict.stdout}\n{res.stderr[-2000:]}"
+
+
+def test_init_script_and_defines(tmp_path):
+    init = tmp_path / "init.sql"
+    init.write_text("CREATE TABLE t (a INT) WITH ('connector' = 'blackhole');\n")
+    main = tmp_path / "main.sql"
+    main.write_text("SHOW TABLES;\nSET;\n")
+    res = run_cli("-D", "pipeline.max-parallelism=4", "-i", str(init), "-f", str(main))
+    assert res.returncode == 0, res.stderr
+    cells = [[c.strip() for c in line.strip("|").split("|")] for line in res.stdout.splitlines()
+             if line.startswith("|")]
+    assert ["t"] in cells
+    assert ["pipeline.max-parallelism", "4"] in cells
