@@ -125,6 +125,19 @@ class Node:
 
 
 @dataclass(frozen=True)
+class Unary(Node):
+    """A node with exactly one input; ``input`` is the first field of every subclass."""
+
+    input: Node
+
+    def children(self) -> tuple[Node, ...]:
+        return (self.input,)
+
+    def with_children(self, children) -> Node:
+        return replace(self, input=children[0])
+
+
+@dataclass(frozen=True)
 class TableScan(Node):
     table: str  # fully qualified
     fields: tuple[Field, ...]  # physical columns
@@ -153,17 +166,11 @@ class Values(Node):
 
 
 @dataclass(frozen=True)
-class Calc(Node):
-    input: Node
+class Calc(Unary):
     projections: tuple[Expr, ...]
     out_names: tuple[str, ...]
     condition: Optional[Expr] = None
 
-    def children(self) -> tuple[Node, ...]:
-        return (self.input,)
-
-    def with_children(self, children):
-        return replace(self, input=children[0])
 
     @property
     def schema(self) -> tuple[Field, ...]:
@@ -177,16 +184,10 @@ class Calc(Node):
 
 
 @dataclass(frozen=True)
-class WatermarkAssigner(Node):
-    input: Node
+class WatermarkAssigner(Unary):
     rowtime: int
     delay_ms: int
 
-    def children(self):
-        return (self.input,)
-
-    def with_children(self, children):
-        return replace(self, input=children[0])
 
     @property
     def schema(self):
@@ -228,18 +229,12 @@ def _ms(ms: Optional[int]) -> str:
 
 
 @dataclass(frozen=True)
-class WindowTableFunction(Node):
+class WindowTableFunction(Unary):
     """The window TVF on its own: appends window_start, window_end, window_time."""
 
-    input: Node
     window: WindowSpec
     streaming: bool = True
 
-    def children(self):
-        return (self.input,)
-
-    def with_children(self, children):
-        return replace(self, input=children[0])
 
     @property
     def schema(self):
@@ -253,20 +248,14 @@ class WindowTableFunction(Node):
 
 
 @dataclass(frozen=True)
-class Aggregate(Node):
+class Aggregate(Unary):
     """GROUP BY keys with aggregate calls; output = keys then aggregates."""
 
-    input: Node
     keys: tuple[int, ...]
     aggs: tuple[AggCall, ...]
     agg_names: tuple[str, ...]
     grouping_sets: Optional[tuple[tuple[int, ...], ...]] = None
 
-    def children(self):
-        return (self.input,)
-
-    def with_children(self, children):
-        return replace(self, input=children[0])
 
     @property
     def schema(self):
@@ -282,14 +271,13 @@ class Aggregate(Node):
 
 
 @dataclass(frozen=True)
-class WindowAggregate(Node):
+class WindowAggregate(Unary):
     """Aggregate over a window TVF grouped by window_start/window_end (+ keys).
 
     Output: keys, the window properties in ``props``, then aggregates
     (each one of window_start | window_end | window_time).
     """
 
-    input: Node  # the TVF's input (no window columns)
     window: WindowSpec
     keys: tuple[int, ...]
     aggs: tuple[AggCall, ...]
@@ -298,11 +286,6 @@ class WindowAggregate(Node):
     prop_names: tuple[str, ...]
     streaming: bool = True
 
-    def children(self):
-        return (self.input,)
-
-    def with_children(self, children):
-        return replace(self, input=children[0])
 
     @property
     def schema(self):
@@ -352,17 +335,11 @@ class SortKey:
 
 
 @dataclass(frozen=True)
-class Sort(Node):
-    input: Node
+class Sort(Unary):
     keys: tuple[SortKey, ...]
     limit: Optional[int] = None
     offset: int = 0
 
-    def children(self):
-        return (self.input,)
-
-    def with_children(self, children):
-        return replace(self, input=children[0])
 
     @property
     def schema(self):
@@ -378,8 +355,7 @@ class Sort(Node):
 
 
 @dataclass(frozen=True)
-class Sink(Node):
-    input: Node
+class Sink(Unary):
     table: str
     fields: tuple[Field, ...]
     options: tuple[tuple[str, str], ...]
@@ -387,11 +363,6 @@ class Sink(Node):
     overwrite: bool = False
     span: Optional[Span] = field(default=None, compare=False)
 
-    def children(self):
-        return (self.input,)
-
-    def with_children(self, children):
-        return replace(self, input=children[0])
 
     @property
     def schema(self):
