@@ -4,24 +4,17 @@ The CLI, the shell and notebooks go through this module only.
 """
 from __future__ import annotations
 
-import os
-import sys
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from sqlglot import exp
 
 import connectors  # noqa: F401  (registers the built-in connectors)
-from catalog.factory import create_catalog
 from catalog.manager import CatalogManager
-from catalog.objects import CatalogFunction, CatalogView, TableSchema, Column
-from catalog.show import describe_rows, show_create_table, show_create_view
 from catalog.tableau import render_show_result, render_tableau
-from sqlengine.binder.ddl import options_of, table_from_create
 from sqlengine.binder.query import QueryBinder
-from sqlengine.dialect import nodes as dn
-from sqlengine.dialect.script import Statement, generate, parse_script
-from sqlengine.errors import SqlEngineError, UnsupportedError, ValidationError
+from sqlengine.dialect.script import Statement, parse_script
+from sqlengine.errors import SqlEngineError
 from sqlengine.functions.registry import LowerContext
 from sqlengine.plan import nodes as P
 from sqlengine.rules.changelog import check_sink_changelog

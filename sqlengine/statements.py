@@ -5,7 +5,7 @@ from sqlglot import exp
 
 from catalog.factory import create_catalog
 from catalog.objects import CatalogFunction, CatalogView, Column, TableSchema
-from catalog.show import describe_rows, show_create_table, show_create_view
+from catalog.show import describe_rows
 from sqlengine.binder.ddl import options_of, table_from_create
 from sqlengine.dialect import nodes as dn
 from sqlengine.dialect.script import Statement, generate

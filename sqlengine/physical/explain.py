@@ -5,7 +5,6 @@ from sqlglot import exp
 
 from sqlengine.dialect import nodes as dn
 from sqlengine.physical.dag import build_dag, render_dag, render_plan
-from sqlengine.rules.changelog import changelog_mode
 
 
 def explain(session, node: dn.FlinkExplain, stmt) -> str:

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from sqlengine.plan import nodes as P
 from sqlengine.runtime.lower import Lowerer, drop_eoi
-from sqlengine.rules.changelog import updating_node
 
 
 def collect(session, plan: P.Node, stmt):
