@@ -15,7 +15,7 @@ the maximum by the runtime when it sees the ``__eoi`` row, fires every window.
 when that has happened and the query may be stopped. In batch mode no ``__eoi``
 row is emitted (the column is all false) and ``end_check`` is ignored.
 
-Sinks: the runtime hands ``write_stream``/``write_batch`` a DataFrame whose columns
+Sinks: the runtime hands ``write_stream``/``write_batch``/``write_epoch`` a DataFrame whose columns
 are the sink's columns (Spark types from ``DataType.to_spark()``), plus ``__op``
 (``+I``/``-U``/``+U``/``-D``) when the input is an updating changelog.
 """
@@ -167,6 +167,16 @@ class Sink:
 
     def write_batch(self, df: Any) -> None:
         raise NotImplementedError
+
+    def write_epoch(self, df: Any, epoch_id: int, query_id: str) -> None:
+        """Write one micro-batch of a streaming query as a batch write (``foreachBatch``).
+
+        Used when one streaming query feeds several sinks (a statement set). After a
+        failure, Spark replays an epoch with the same ``epoch_id`` (and ``query_id``,
+        which a restart from the checkpoint keeps): an exactly-once sink makes the
+        replay a no-op; the default writes again (at-least-once).
+        """
+        self.write_batch(df)
 
     def on_job_end(self, succeeded: bool) -> None:
         """Called on the driver when the job ends (e.g. to print a summary)."""

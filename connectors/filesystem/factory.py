@@ -29,7 +29,7 @@ from pyspark.sql import Column, Observation
 from pyspark.sql import functions as F
 
 from connectors.base import EOI, ConnectorFactory, Options, ScanContext, ScanResult, Sink, SinkContext
-from connectors.filesystem import datasource, files
+from connectors.filesystem import datasource, files, writer
 from connectors.filesystem.reader import DONE
 from connectors.formats import format_module
 from sqlengine.errors import ConnectorError
@@ -168,6 +168,13 @@ class FilesystemSink(Sink):
     def write_batch(self, df) -> None:
         name = datasource.register(self.ctx.spark)
         self.lines(df).write.format(name).mode("append").option("path", self.t.path).save()
+
+    def write_epoch(self, df, epoch_id: int, query_id: str) -> None:
+        """One epoch as a batch write with the streaming sink's names: a replay is a no-op."""
+        name = datasource.register(self.ctx.spark)
+        (self.lines(df).write.format(name).mode("append").option("path", self.t.path)
+         .option("epoch", str(epoch_id)).option("part_uuid", str(writer.part_uuid(query_id, self.ctx.sink_id)))
+         .save())
 
 
 def observation(result: ScanResult) -> Any:

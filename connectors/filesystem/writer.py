@@ -119,15 +119,26 @@ class LinesStreamWriter(DataSourceStreamArrowWriter):
 
 
 class LinesBatchWriter(DataSourceArrowWriter):
-    """Batch: one staged file per task, published together when the job succeeds."""
+    """Batch: one staged file per task, published together when the job succeeds.
+
+    With the options ``epoch`` and ``part_uuid`` (one epoch of a streaming query
+    written by ``foreachBatch``) the files get the streaming names, so publishing a
+    replayed epoch again is a no-op.
+    """
 
     def __init__(self, options) -> None:
         self.root = options["path"]
         self.write_id = options.get("write_id") or uuid.uuid4().hex  # fixed on the driver
+        self.epoch = options.get("epoch")
+        self.part_uuid = options.get("part_uuid")
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> StagedFile:
         tc = TaskContext.get()
         pid, attempt = tc.partitionId(), tc.attemptNumber()
+        if self.epoch is not None and self.part_uuid:
+            name = f"part-{self.part_uuid}-{pid}-{self.epoch}"
+            return _write_task(self.root, f"{name}.{attempt}.inprogress", name, iterator,
+                               rf"part-{self.part_uuid}-\d+-{self.epoch}\.\d+\.inprogress")
         return _write_task(self.root, f"part-{self.write_id}-task-{pid}.{attempt}.inprogress",
                            f"part-{self.write_id}-task-{pid}-file-0", iterator,
                            rf"part-{self.write_id}-task-\d+\.\d+\.inprogress")

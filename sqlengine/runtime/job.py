@@ -1,8 +1,10 @@
 """Running planned sinks as Spark jobs: batch writes, or streaming queries driven to the
 end of bounded input.
 
-A streaming job is one Spark streaming query per sink, each with its own checkpoint
-under ``<checkpoint root>/<sink id>``. Bounded sources report, via ``end_check`` on
+A streaming job is one Spark streaming query with one checkpoint: a single INSERT
+writes through its sink's own stream writer, under ``<checkpoint root>/<sink id>``; a
+statement set's sinks share one query (sqlengine/runtime/multisink.py) under
+``<checkpoint root>/<statement set id>``. Bounded sources report, via ``end_check`` on
 Spark's progress, when their final (post end-of-input) micro-batch has completed;
 the job then stops the query, so an INSERT over bounded input ends by itself with all
 windows fired, as in Flink.
@@ -76,13 +78,21 @@ class JobRunner:
         if not (self.streaming and state.has_stream_source):
             self._run_batch(prepared, state, job)
             return job
+        static = [p for p in prepared if not p[1].df.isStreaming]
+        if static:  # e.g. INSERT ... VALUES in a streaming statement set: written first
+            self._run_batch(static, state, job)
+            prepared = [p for p in prepared if p[1].df.isStreaming]
+            job.status = "RUNNING"
         root = self.conf.get("execution.state-recovery.path") or self.conf.get(
             "execution.checkpointing.dir") or default_checkpoint_root(job_id)
         if self.conf.get("execution.checkpointing.dir") and not self.conf.get("execution.state-recovery.path"):
             root = os.path.join(root, job_id)
         job.checkpoint_root = root
-        for sink, low, sid in prepared:
+        if len(prepared) == 1:
+            sink, low, sid = prepared[0]
             job.queries.append(self._start_stream(sink, low, state, sid, root))
+        else:
+            job.queries.append(self._start_multi(prepared, state, operator_id(statement, "set"), root))
         if wait:
             self.wait(job, state)
         return job
@@ -102,11 +112,16 @@ class JobRunner:
         return drop_eoi(low).df.select(*cols)
 
     def _run_batch(self, prepared, state: LowerState, job: Job) -> None:
+        from sqlengine.runtime.multisink import tagged_union, write_all
         try:
-            for sink, low, sid in prepared:
-                writer = self._sink(sink, state, sid, low.updating)
-                writer.write_batch(self._named(sink, low))
-                writer.on_job_end(True)
+            writers = [self._sink(sink, state, sid, low.updating) for sink, low, sid in prepared]
+            frames = [self._named(sink, low) for sink, low, _ in prepared]
+            if len(writers) == 1:
+                writers[0].write_batch(frames[0])
+            else:
+                write_all(tagged_union(frames), writers, lambda w, rows: w.write_batch(rows))
+            for w in writers:
+                w.on_job_end(True)
             job.status = "FINISHED"
             job.messages.extend(_batch_metric_messages(state))
         except SqlEngineError:
@@ -115,6 +130,10 @@ class JobRunner:
         except Exception as exc:  # Spark/Py4J errors: keep the original as the cause
             job.status = "FAILED"
             raise ExecutionError(f"Job {job.job_id} failed: {_root_message(exc)}") from exc
+        finally:
+            for low in state.scan_cache.values():
+                if low.df.is_cached:
+                    low.df.unpersist()
 
     def _start_stream(self, sink: P.Sink, low: Lowered, state: LowerState, sid: str, root: str):
         writer = self._sink(sink, state, sid, low.updating)
@@ -125,6 +144,19 @@ class JobRunner:
         stream = stream.outputMode("append")
         query = stream.start()
         query._sqlengine_sink = writer
+        return query
+
+    def _start_multi(self, prepared, state: LowerState, set_id: str, root: str):
+        from sqlengine.runtime.multisink import MultiSinkBatchWriter, tagged_union
+        writers = [self._sink(sink, state, sid, low.updating) for sink, low, sid in prepared]
+        union = tagged_union([self._named(sink, low) for sink, low, _ in prepared])
+        fn = MultiSinkBatchWriter(writers)
+        query = (union.writeStream.foreachBatch(fn)
+                 .option("checkpointLocation", os.path.join(root, set_id))
+                 .queryName(f"statement-set-{set_id[:6]}")
+                 .trigger(processingTime="0 seconds").outputMode("append").start())
+        fn.started(str(query.id))
+        query._sqlengine_sinks = writers
         return query
 
     def wait(self, job: Job, state: LowerState) -> None:
@@ -146,9 +178,10 @@ class JobRunner:
             raise ExecutionError(f"Job {job.job_id} failed: {_root_message(exc)}") from exc
         finally:
             for q in job.queries:
-                writer = getattr(q, "_sqlengine_sink", None)
-                if writer is not None:
-                    writer.on_job_end(job.status == "FINISHED")
+                writers = getattr(q, "_sqlengine_sinks", None) or [getattr(q, "_sqlengine_sink", None)]
+                for writer in writers:
+                    if writer is not None:
+                        writer.on_job_end(job.status == "FINISHED")
             job.messages.extend(_metric_messages(job, state))
 
 

@@ -47,6 +47,9 @@ class LowerState:
     ctx: LowerContext
     scans: list[ScanResult] = field(default_factory=list)
     has_stream_source: bool = False
+    # One lowering per distinct scan in a job: the sinks of a statement set share it
+    # (one source in the streaming query's offsets log; persisted once in batch).
+    scan_cache: dict = field(default_factory=dict)
 
 
 def col(i: int) -> Column:
@@ -108,6 +111,16 @@ class Lowerer:
 
     # -- sources -------------------------------------------------------------------
     def visit_TableScan(self, node: P.TableScan) -> Lowered:
+        st = self.state
+        cached = st.scan_cache.get(node)
+        if cached is not None:
+            if not cached.df.isStreaming and not cached.df.is_cached:
+                cached.df.persist()  # read once, used by several branches
+            return cached
+        st.scan_cache[node] = low = self._scan(node)
+        return low
+
+    def _scan(self, node: P.TableScan) -> Lowered:
         st = self.state
         factory = factory_for(node.connector or None, node.table)
         opts = Options(node.connector, dict(node.options))

@@ -97,6 +97,21 @@ def test_batch_write(spark, tmp_path):
     assert len(visible(root)) == 2 * len(files)
 
 
+def test_epoch_write_is_idempotent(spark, tmp_path):
+    """``write_epoch`` (a statement set's foreachBatch): a replayed epoch adds nothing."""
+    df = spark.createDataFrame(ROWS, "id int, name string, price decimal(10,2), ts timestamp").repartition(2, "id")
+    root = tmp_path / "out"
+    sink(spark, root, True).write_epoch(df, 4, "q1")
+    files = visible(root)
+    uid = W.part_uuid("q1", "sink")
+    assert sorted(files) == sorted(f"part-{uid}-{p}-4" for p in range(2)) and staged(root) == []
+    assert sorted(sum(files.values(), [])) == LINES
+    sink(spark, root, True).write_epoch(df, 4, "q1")  # replayed after a crash
+    assert visible(root) == files and staged(root) == []
+    sink(spark, root, True).write_epoch(df, 5, "q1")  # the next epoch
+    assert len(visible(root)) == 2 * len(files)
+
+
 def test_stream_write_names_and_restart(spark, tmp_path):
     src = tmp_path / "in"
     src.mkdir()

@@ -1,0 +1,78 @@
+"""One Spark job for several sinks (``EXECUTE STATEMENT SET``), as Flink runs one job.
+
+The sinks' inputs are unioned into one DataFrame of tagged rows: column ``__sink``
+(the sink's index) and one struct column per sink, ``__s<i>``, holding that sink's row
+(null in the other sinks' rows). Scans of the same table are lowered once per job
+(``LowerState.scan_cache``), and Spark maps one streaming relation used in several
+branches to one source, so each source has one entry in the offsets log and the
+job has one checkpoint.
+
+Streaming: one query whose ``foreachBatch`` persists the micro-batch and hands each
+sink its rows with ``Sink.write_epoch`` (exactly-once sinks make a replayed epoch a
+no-op). Batch: the union is persisted and each sink writes its rows with
+``write_batch``; the sources are read once.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any, Optional, Sequence
+
+from pyspark import StorageLevel
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql.types import StructType
+
+from connectors.base import Sink
+
+TAG = "__sink"
+
+
+def _slot(i: int) -> str:
+    return f"__s{i}"
+
+
+def tagged_union(frames: Sequence[DataFrame]) -> DataFrame:
+    """One DataFrame with every frame's rows, tagged (see the module docstring)."""
+    types = [StructType(list(df.schema.fields)) for df in frames]
+    parts = []
+    for i, df in enumerate(frames):
+        slots = [(F.struct(*[F.col(f"`{c}`") for c in df.columns]) if j == i else F.lit(None).cast(t))
+                 .alias(_slot(j)) for j, t in enumerate(types)]
+        parts.append(df.select(F.lit(i).alias(TAG), *slots))
+    out = parts[0]
+    for p in parts[1:]:
+        out = out.unionAll(p)
+    return out
+
+
+def rows_of(tagged: DataFrame, i: int) -> DataFrame:
+    """Sink ``i``'s rows, with its own columns."""
+    return tagged.where(F.col(TAG) == F.lit(i)).select(f"{_slot(i)}.*")
+
+
+class MultiSinkBatchWriter:
+    """The ``foreachBatch`` function of a statement set's streaming query."""
+
+    def __init__(self, sinks: Sequence[Sink]):
+        self.sinks = list(sinks)
+        self.query_id: Optional[str] = None
+        self._started = threading.Event()
+
+    def started(self, query_id: str) -> None:
+        """Called on the driver right after ``start()``: the epochs' files are named after it."""
+        self.query_id = query_id
+        self._started.set()
+
+    def __call__(self, batch: DataFrame, epoch_id: int) -> None:
+        self._started.wait()
+        write_all(batch, self.sinks, lambda sink, rows: sink.write_epoch(rows, epoch_id, self.query_id))
+
+
+def write_all(tagged: DataFrame, sinks: Sequence[Sink], write: Any) -> None:
+    """Compute ``tagged`` once (persisted), then give each sink its rows, in order."""
+    tagged = tagged.persist(StorageLevel.MEMORY_AND_DISK)
+    try:
+        for i, sink in enumerate(sinks):
+            write(sink, rows_of(tagged, i))
+    finally:
+        tagged.unpersist()

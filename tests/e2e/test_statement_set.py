@@ -1,0 +1,99 @@
+"""EXECUTE STATEMENT SET: one job for several INSERTs — one Spark query, one checkpoint,
+each source read once — with the same rows as the INSERTs run one by one."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sqlengine.session import Session
+from tests.e2e.conftest import read_rows, run_cli
+
+DDL = """
+CREATE TABLE bids (
+  bidtime TIMESTAMP(3), price DECIMAL(10, 2), item STRING,
+  WATERMARK FOR bidtime AS bidtime - INTERVAL '1' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '{src}', 'format' = 'json');
+CREATE TABLE per_minute (
+  window_start TIMESTAMP(3), item STRING, total DECIMAL(38, 2), n BIGINT
+) WITH ('connector' = 'filesystem', 'path' = '{out}/per_minute', 'format' = 'json');
+CREATE TABLE cheap (bidtime TIMESTAMP(3), price DECIMAL(10, 2), item STRING)
+WITH ('connector' = 'filesystem', 'path' = '{out}/cheap', 'format' = 'csv');
+"""
+WINDOWED = """INSERT INTO per_minute
+SELECT window_start, item, SUM(price), COUNT(*)
+FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(bidtime), INTERVAL '1' MINUTE))
+GROUP BY window_start, window_end, item"""
+FILTERED = "INSERT INTO cheap SELECT bidtime, price, item FROM bids WHERE price < 10"
+SET = f"EXECUTE STATEMENT SET BEGIN\n{WINDOWED};\n{FILTERED};\nEND"
+
+
+def _input(path: Path) -> list[dict]:
+    rows = [{"bidtime": f"2024-01-01 10:{i // 10:02d}:{i % 10 * 6:02d}", "price": (i * 37) % 50 + 0.5,
+             "item": "ABC"[i % 3]} for i in range(300)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return rows
+
+
+def _session(spark, tmp: Path, out: str, **conf) -> Session:
+    s = Session({"sqlengine.filesystem.max-lines-per-batch": "50",
+                 "execution.checkpointing.dir": str(tmp / f"ck-{out}"), **conf}, spark=spark)
+    s.execute_sql(DDL.format(src=tmp / "in.jsonl", out=tmp / out))
+    return s
+
+
+def _outputs(folder: Path) -> tuple[list, list]:
+    windows = sorted(json.dumps(r, sort_keys=True) for r in read_rows(folder / "per_minute"))
+    cheap = sorted(line for f in sorted((folder / "cheap").glob("part-*")) for line in f.read_text().splitlines())
+    return windows, cheap
+
+
+@pytest.mark.parametrize("mode", ["streaming", "batch"])
+def test_statement_set_is_one_job_with_the_rows_of_its_inserts(spark, tmp_path, mode):
+    rows = _input(tmp_path / "in.jsonl")
+    one_by_one = _session(spark, tmp_path, "single", **{"execution.runtime-mode": mode})
+    one_by_one.execute_sql(WINDOWED)
+    one_by_one.execute_sql(FILTERED)
+    windows, cheap = _outputs(tmp_path / "single")
+    assert len(windows) == 30 * 3
+    assert len(cheap) == sum(1 for r in rows if r["price"] < 10) > 0
+
+    together = _session(spark, tmp_path, "set", **{"execution.runtime-mode": mode})
+    job = together.execute_sql(SET).job
+    assert job.status == "FINISHED"
+    assert _outputs(tmp_path / "set") == (windows, cheap)
+    if mode == "batch":
+        return
+    assert len(job.queries) == 1
+    queries = [p for p in Path(job.checkpoint_root).iterdir() if (p / "offsets").is_dir()]
+    assert len(queries) == 1, f"one checkpoint per job, found {queries}"
+    # One reader (one MicroBatchStream) for the table: Spark's progress lists distinct
+    # sources; its offsets log repeats a source once per place it appears in the plan.
+    assert len(job.queries[0].lastProgress["sources"]) == 1
+    first = (queries[0] / "offsets" / "0").read_text().splitlines()
+    assert len({line for line in first[2:] if line.strip()}) == 1, first
+    batches = sorted(int(p.name) for p in (queries[0] / "commits").iterdir() if p.name.isdigit())
+    assert len(batches) >= 6  # 300 lines, 50 per micro-batch, plus end of input
+
+
+def test_statement_set_through_the_cli_prints_both_sinks(tmp_path):
+    script = tmp_path / "set.sql"
+    script.write_text("""
+CREATE TABLE src (id BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '5',
+  'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '5');
+CREATE TABLE evens (id BIGINT) WITH ('connector' = 'print', 'print-identifier' = 'evens', 'sink.parallelism' = '1');
+CREATE TABLE squares (id BIGINT, sq BIGINT) WITH ('connector' = 'print', 'print-identifier' = 'sq',
+  'sink.parallelism' = '1');
+EXECUTE STATEMENT SET BEGIN
+  INSERT INTO evens SELECT id FROM src WHERE MOD(id, 2) = 0;
+  INSERT INTO squares SELECT id, id * id FROM src;
+END;
+""")
+    proc = run_cli("-D", f"execution.checkpointing.dir={tmp_path / 'ck'}", "-f", str(script))
+    assert proc.returncode == 0, proc.stderr
+    lines = [line for line in proc.stdout.splitlines() if "> +I[" in line]
+    assert sorted(line for line in lines if line.startswith("evens>")) == ["evens> +I[2]", "evens> +I[4]"]
+    assert sorted(line for line in lines if line.startswith("sq>")) == \
+        sorted(f"sq> +I[{i}, {i * i}]" for i in range(1, 6))
+    assert len(list((tmp_path / "ck").iterdir())) == 1
