@@ -131,6 +131,10 @@ class ScanResult:
     df: Any  # pyspark.sql.DataFrame: physical columns + __eoi
     explain: str
     end_check: Optional[Callable[[dict], bool]] = None  # None: unbounded (never ends)
+    # Like end_check, but true as soon as the micro-batch with the last *data* row has
+    # completed (before the end-of-input row). The runtime ends a job whose operators
+    # do not fire on the watermark there, skipping the end-of-input micro-batches.
+    data_end_check: Optional[Callable[[dict], bool]] = None
     # Observed metrics (name -> Spark aggregate Column) reported when the job ends,
     # e.g. the number of skipped malformed lines.
     metrics: dict[str, Any] = field(default_factory=dict)

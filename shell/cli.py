@@ -3,8 +3,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from typing import Optional
+
+_SETS_SPARK = re.compile(r"\bSET\s+'spark\.", re.IGNORECASE)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -63,17 +66,25 @@ def run_script(session, text: str, out=sys.stdout) -> bool:
 def main(argv: Optional[list[str]] = None) -> int:
     args = _parser().parse_args(argv)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    from sqlengine.session import Session
-
-    session = Session(_conf(args.defines))
+    conf = _conf(args.defines)
+    texts = []
     for path in [args.init, args.file]:
         if path is None:
             continue
         try:
-            text = open(path, encoding="utf-8").read()
+            texts.append(open(path, encoding="utf-8").read())
         except OSError as exc:
             print(f"[ERROR] Cannot read {path}: {exc.strerror}", file=sys.stderr)
             return 1
+    if texts and not any(_SETS_SPARK.search(t) for t in texts):
+        # Start the JVM while the planner is imported; a script that sets spark.* keys
+        # itself starts Spark when it first needs it, with those keys.
+        from sqlengine.runtime.spark import prestart
+        prestart({k: v for k, v in conf.items() if k.startswith("spark.")})
+    from sqlengine.session import Session
+
+    session = Session(conf)
+    for text in texts:
         if not run_script(session, text):
             return 1
     if args.file is None and args.init is None:

@@ -23,7 +23,6 @@ SESSION_DEFAULTS = {
     "execution.runtime-mode": "streaming",
     "table.local-time-zone": "UTC",
     "parallelism.default": "2",
-    "pipeline.max-parallelism": "8",
 }
 
 

@@ -16,8 +16,9 @@ the last data row so that it arrives in a later micro-batch than any data row;
 ``rowsPerBatch`` rows per trigger, whatever the wall clock. ``rowsPerBatch`` is
 ``rows-per-second`` capped at ``MAX_ROWS_PER_BATCH`` (giant batches only cost
 memory and latency), and ``DataGenScanResult.trigger_interval_ms`` is the trigger
-interval that yields ``rows-per-second`` rows per second; the runtime decides
-whether to use it (a benchmark wants back-to-back batches).
+interval that yields ``rows-per-second`` rows per second, which the runtime uses
+as the query's trigger (``sqlengine/runtime/job.py``, ``trigger_interval``); at
+rates of 20 batches per second and more the batches simply run back to back.
 """
 from __future__ import annotations
 
@@ -73,6 +74,20 @@ class EndAfterOffset:
         if "startTimestamp=" in description and f"startTimestamp={self.tag}," not in description:
             return False
         return rate_offset(source_progress.get("startOffset")) > self.eoi_id
+
+
+@dataclass(frozen=True)
+class DataEndedAt:
+    """``data_end_check``: true once a completed micro-batch read up to row ``rows``."""
+
+    rows: int
+    tag: int
+
+    def __call__(self, source_progress: dict) -> bool:
+        description = source_progress.get("description") or ""
+        if "startTimestamp=" in description and f"startTimestamp={self.tag}," not in description:
+            return False
+        return rate_offset(source_progress.get("endOffset")) >= self.rows
 
 
 def rate_offset(raw: Any) -> int:
@@ -184,16 +199,20 @@ def _scan_stream(ctx: ScanContext, plan: GenPlan) -> DataGenScanResult:
               .option("startTimestamp", tag)
               .load())
     ids = stream.select(F.col("value").alias(ROW_ID))
-    end_check, is_data = None, None
+    end_check, data_end, is_data = None, None, None
     if plan.rows is not None:
         eoi_id = -(-plan.rows // per_batch) * per_batch  # first id of the batch after the data
         row_id = F.col(ROW_ID)
         ids = ids.where((row_id < F.lit(plan.rows)) | (row_id == F.lit(eoi_id)))
         is_data = row_id < F.lit(plan.rows)
         end_check = EndAfterOffset(eoi_id, tag)
-    interval = max(1, round(1000 * per_batch / plan.rows_per_second))
+        data_end = DataEndedAt(plan.rows, tag)
+    interval: Optional[int] = max(1, round(1000 * per_batch / plan.rows_per_second))
+    if plan.rows is not None and plan.rows <= per_batch:
+        interval = None  # one micro-batch holds every row: Flink too emits them within a second
+    pacing = f", triggerIntervalMs={interval}" if interval else ""
     explain = (f"DataGenTableSource(table=[{ctx.table_name}], {plan.summary}, "
                f"rows-per-second={plan.rows_per_second}, spark=rate-micro-batch(rowsPerBatch={per_batch}, "
-               f"numPartitions={plan.parallelism}), triggerIntervalMs={interval})")
-    return DataGenScanResult(_project(ids, plan, is_data), explain, end_check,
+               f"numPartitions={plan.parallelism}){pacing})")
+    return DataGenScanResult(_project(ids, plan, is_data), explain, end_check, data_end_check=data_end,
                              rows_per_batch=per_batch, trigger_interval_ms=interval)

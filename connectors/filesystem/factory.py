@@ -87,6 +87,19 @@ class EndOfFiles:
         return isinstance(raw, dict) and raw.get("src") == self.token and raw.get("phase") == DONE
 
 
+@dataclass(frozen=True)
+class EndOfData:
+    """``data_end_check``: true once the micro-batch with the last data line completed."""
+
+    token: str
+
+    def __call__(self, source_progress: dict) -> bool:
+        raw = source_progress.get("endOffset")
+        if isinstance(raw, str):
+            raw = json.loads(raw) if raw.strip() not in ("", "null") else None
+        return isinstance(raw, dict) and raw.get("src") == self.token and raw.get("file") is None
+
+
 class FilesystemFactory(ConnectorFactory):
     identifier = IDENTIFIER
     accepts_updates = False
@@ -99,7 +112,8 @@ class FilesystemFactory(ConnectorFactory):
         handle = observed if ctx.streaming else Observation(observed)
         df = _decoded(_raw_lines(ctx, t.path, token), ctx, t, handle)
         result = ScanResult(df, f"FileSystemTableSource(path={t.path}, format={t.format})",
-                            EndOfFiles(token) if ctx.streaming else None)
+                            EndOfFiles(token) if ctx.streaming else None,
+                            data_end_check=EndOfData(token) if ctx.streaming else None)
         result.metric_messages["skipped"] = (
             "Skipped {n} malformed line(s) in table " + ctx.table_name + f" (path {t.path}).")
         result.observation = handle  # type: ignore[attr-defined]  # see observation()

@@ -19,8 +19,9 @@ def explain(session, node: dn.FlinkExplain, stmt) -> str:
     from sqlengine.rules import optimize
     optimized = [optimize(p) for p in plans]
     details = [d.name for d in node.args.get("details") or []]
-    maxp = int(session.conf.get("pipeline.max-parallelism", "8"))
-    par = int(session.conf.get("parallelism.default", "2"))
+    from sqlengine.config import max_parallelism, parallelism
+    maxp = max_parallelism(session.conf)
+    par = parallelism(session.conf)
     parts = ["== Abstract Syntax Tree =="]
     parts += [render_plan(p, session.streaming, False) for p in plans]
     parts += ["", "== Optimized Physical Plan =="]

@@ -25,11 +25,11 @@ def collect(session, plan: P.Node, stmt):
     def batch(df, epoch_id):
         out.extend([[r[0], *r[1:]] for r in df.select(op, *cols).collect()])
 
-    from sqlengine.runtime.job import Job
+    from sqlengine.runtime.job import Job, trigger_interval
     import tempfile
     query = low.df.writeStream.foreachBatch(batch).option(
         "checkpointLocation", tempfile.mkdtemp(prefix="sqlengine-select-")).trigger(
-        processingTime="0 seconds").start()
+        processingTime=trigger_interval(state)).start()
     job = Job("select", [query])
     runner.wait(job, state)
     return TableResult("ROWS", ["op", *names], out, changelog=True)

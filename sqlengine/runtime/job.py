@@ -18,9 +18,48 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from connectors.base import OP, Options, SinkContext, factory_for
-from sqlengine.errors import ExecutionError, SqlEngineError
+from sqlengine.errors import ExecutionError, SqlEngineError, ValidationError
 from sqlengine.plan import nodes as P
 from sqlengine.runtime.lower import LowerState, Lowerer, Lowered, drop_eoi
+
+
+STATE_STORE_PROVIDER = "spark.sql.streaming.stateStore.providerClass"
+# Flink's state.backend.type -> Spark's state store. Spark records the provider in the
+# checkpoint, so a query restored from a checkpoint keeps the one it started with.
+STATE_BACKENDS = {
+    "hashmap": "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider",
+    "rocksdb": "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
+}
+
+
+POLL_SECONDS = 0.05  # how often a running job's progress is checked for the end of input
+
+
+# Throttled sources (datagen's rows-per-second) slower than this run back to back.
+MIN_TRIGGER_MS = 50
+
+
+def trigger_interval(state: LowerState) -> str:
+    """Spark's processing-time trigger: back to back, unless a source is throttled.
+
+    A datagen table produces ``rows-per-second`` rows per second, as in Flink: its
+    rate source yields a fixed number of rows per micro-batch and asks for a trigger
+    interval (``trigger_interval_ms``). With several throttled sources the slowest
+    interval wins, so no source exceeds its rate.
+    """
+    asked = [ms for ms in (getattr(s, "trigger_interval_ms", None) for s in state.scans) if ms]
+    ms = max(asked, default=0)
+    return f"{ms} milliseconds" if ms >= MIN_TRIGGER_MS else "0 seconds"
+
+
+def state_store_provider(conf: dict[str, str]) -> str:
+    """The state store for ``state.backend.type`` (Flink's default: ``hashmap``, on the heap)."""
+    raw = conf.get("state.backend.type") or conf.get("state.backend") or "hashmap"
+    kind = raw.strip().lower()
+    if kind not in STATE_BACKENDS:
+        raise ValidationError(
+            f"Unknown state backend '{raw}' in 'state.backend.type'. Valid values: {', '.join(STATE_BACKENDS)}.")
+    return STATE_BACKENDS[kind]
 
 
 def operator_id(*parts: str) -> str:
@@ -60,10 +99,11 @@ class JobRunner:
         return self.conf.get("execution.runtime-mode", "streaming").lower() != "batch"
 
     def state(self, job_id: str) -> LowerState:
-        par = int(self.conf.get("parallelism.default", "2") or 2)
-        par = par if par > 0 else 2
-        maxp = int(self.conf.get("pipeline.max-parallelism", "8"))
+        from sqlengine.config import max_parallelism, parallelism
+        par = parallelism(self.conf)
+        maxp = max_parallelism(self.conf)
         self.spark.conf.set("spark.sql.shuffle.partitions", str(maxp))
+        self.spark.conf.set(STATE_STORE_PROVIDER, state_store_provider(self.conf))
         return LowerState(self.spark, self.streaming, par, maxp, self.conf, job_id, self.ctx)
 
     def run_sinks(self, sinks: list[P.Sink], statement: str, wait: bool = True) -> Job:
@@ -140,7 +180,7 @@ class JobRunner:
         stream = writer.write_stream(self._named(sink, low))
         stream = stream.option("checkpointLocation", os.path.join(root, sid))
         stream = stream.queryName(f"{sink.table}-{sid[:6]}")
-        stream = stream.trigger(processingTime="0 seconds")
+        stream = stream.trigger(processingTime=trigger_interval(state))
         stream = stream.outputMode("append")
         query = stream.start()
         query._sqlengine_sink = writer
@@ -154,19 +194,20 @@ class JobRunner:
         query = (union.writeStream.foreachBatch(fn)
                  .option("checkpointLocation", os.path.join(root, set_id))
                  .queryName(f"statement-set-{set_id[:6]}")
-                 .trigger(processingTime="0 seconds").outputMode("append").start())
+                 .trigger(processingTime=trigger_interval(state)).outputMode("append").start())
         fn.started(str(query.id))
         query._sqlengine_sinks = writers
         return query
 
     def wait(self, job: Job, state: LowerState) -> None:
         """Drive every query until its bounded sources have ended (or forever if unbounded)."""
-        checks = [s.end_check for s in state.scans]
+        checks = [s.end_check if state.fires_on_watermark else (s.data_end_check or s.end_check)
+                  for s in state.scans]
         bounded = all(c is not None for c in checks)
         try:
             for q in job.queries:
                 while q.isActive:
-                    q.awaitTermination(0.2)
+                    q.awaitTermination(POLL_SECONDS)
                     if bounded and _ended(q, checks):
                         q.stop()
                 if q.exception() is not None:

@@ -50,6 +50,10 @@ class LowerState:
     # One lowering per distinct scan in a job: the sinks of a statement set share it
     # (one source in the streaming query's offsets log; persisted once in batch).
     scan_cache: dict = field(default_factory=dict)
+    # An operator fires on the watermark (window aggregation): the job runs until the
+    # end-of-input row has pushed the watermark to the end (ScanResult.end_check);
+    # otherwise it may end with the last data row (ScanResult.data_end_check).
+    fires_on_watermark: bool = False
 
 
 def col(i: int) -> Column:
@@ -219,6 +223,7 @@ class Lowerer:
 
     def visit_WindowAggregate(self, node: P.WindowAggregate, child: Lowered) -> Lowered:
         from sqlengine.runtime.windows import lower_window_aggregate
+        self.state.fires_on_watermark = True
         return lower_window_aggregate(self, node, drop_eoi(child))
 
     def visit_WindowTableFunction(self, node: P.WindowTableFunction, child: Lowered) -> Lowered:

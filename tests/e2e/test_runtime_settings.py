@@ -1,0 +1,96 @@
+"""Session keys that shape how a job runs: key groups, the state backend, datagen pacing."""
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from sqlengine.errors import ValidationError
+from sqlengine.session import Session
+from tests.e2e.conftest import read_rows
+
+BIDS = """
+CREATE TABLE bids (
+  bidtime TIMESTAMP(3), price DECIMAL(10, 2), item STRING,
+  WATERMARK FOR bidtime AS bidtime - INTERVAL '1' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '{src}', 'format' = 'json');
+CREATE TABLE out (window_start TIMESTAMP(3), item STRING, n BIGINT)
+WITH ('connector' = 'filesystem', 'path' = '{dst}', 'format' = 'json');
+"""
+WINDOWED = """INSERT INTO out SELECT window_start, item, COUNT(*)
+FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(bidtime), INTERVAL '1' MINUTE))
+GROUP BY window_start, window_end, item"""
+
+
+def _bids(spark, tmp: Path, conf: dict, dst: str = "out") -> Session:
+    (tmp / "in.jsonl").write_text("".join(
+        json.dumps({"bidtime": f"2024-01-01 10:0{i % 5}:00", "price": 1, "item": "AB"[i % 2]}) + "\n"
+        for i in range(20)))
+    s = Session({"execution.checkpointing.dir": str(tmp / "ck"), **conf}, spark=spark)
+    s.execute_sql(BIDS.format(src=tmp / "in.jsonl", dst=tmp / dst))
+    return s
+
+
+def _explain_key_groups(session: Session) -> set[str]:
+    text = session.execute_sql("EXPLAIN " + WINDOWED).text
+    return {part.split(")")[0] for part in text.split("keyGroups=")[1:]}
+
+
+@pytest.mark.parametrize("conf, groups", [
+    ({}, "2"),  # parallelism.default 2
+    ({"parallelism.default": "3"}, "4"),  # rounded up to a power of two
+    ({"parallelism.default": "1"}, "2"),  # at least 2: room to restart with parallelism 2
+    ({"parallelism.default": "3", "pipeline.max-parallelism": "16"}, "16"),
+])
+def test_key_groups_default_from_parallelism(spark, tmp_path, conf, groups):
+    assert _explain_key_groups(_bids(spark, tmp_path, conf)) == {groups}
+
+
+def test_invalid_parallelism_is_named(spark, tmp_path):
+    with pytest.raises(ValidationError, match="Invalid value for 'pipeline.max-parallelism': 'many'"):
+        _explain_key_groups(_bids(spark, tmp_path, {"pipeline.max-parallelism": "many"}))
+
+
+def _provider(job) -> str:
+    offsets = next(Path(job.checkpoint_root).rglob("offsets/0")).read_text().splitlines()
+    return json.loads(offsets[1])["conf"]["spark.sql.streaming.stateStore.providerClass"]
+
+
+@pytest.mark.parametrize("backend, provider", [
+    (None, "HDFSBackedStateStoreProvider"),  # Flink's default: hashmap (heap)
+    ("rocksdb", "RocksDBStateStoreProvider"),
+    ("HashMap", "HDFSBackedStateStoreProvider"),
+])
+def test_state_backend_type_picks_the_state_store(spark, tmp_path, backend, provider):
+    s = _bids(spark, tmp_path, {"state.backend.type": backend} if backend else {})
+    job = s.execute_sql(WINDOWED).job
+    assert _provider(job).endswith("." + provider)
+    assert sum(r["n"] for r in read_rows(tmp_path / "out")) == 20
+
+
+def test_unknown_state_backend_lists_the_valid_ones(spark, tmp_path):
+    s = _bids(spark, tmp_path, {"state.backend.type": "forst"})
+    with pytest.raises(ValidationError, match="Unknown state backend 'forst'.*hashmap, rocksdb"):
+        s.execute_sql(WINDOWED)
+    assert not (tmp_path / "out").exists()
+
+
+def test_datagen_rows_per_second_paces_the_micro_batches(spark, tmp_path):
+    """2 rows per second: a micro-batch of 2 rows per 1 s trigger (Spark aligns processing-time
+    triggers to multiples of the interval); unthrottled, batches would run back to back."""
+    s = Session({"execution.checkpointing.dir": str(tmp_path / "ck")}, spark=spark)
+    s.execute_sql("""
+CREATE TABLE gen (id BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '8',
+  'rows-per-second' = '2', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '8');
+CREATE TABLE sink (id BIGINT) WITH ('connector' = 'blackhole');
+""")
+    job = s.execute_sql("INSERT INTO sink SELECT id FROM gen").job
+    progress = job.queries[0].recentProgress
+    assert [p["numInputRows"] for p in progress][:4] == [2, 2, 2, 2]
+    starts = [datetime.fromisoformat(p["timestamp"].replace("Z", "+00:00")) for p in progress[:4]]
+    # The first micro-batches overrun their second (JVM warm-up); once on time, a trigger
+    # fires on each whole second.
+    assert (starts[3] - starts[2]).total_seconds() >= 0.7, f"a 2-row micro-batch per second: {starts}"
+    assert all(t.microsecond < 300_000 for t in starts[2:]), f"triggers on whole seconds: {starts}"
