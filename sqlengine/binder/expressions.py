@@ -14,6 +14,7 @@ from typing import Callable, Optional
 from sqlglot import exp
 
 from sqlengine import types as T
+from sqlengine.binder.literals import datetime_literal
 from sqlengine.binder.types import to_flink
 from sqlengine.dialect import nodes as dn
 from sqlengine.dialect.script import span_of
@@ -189,6 +190,16 @@ class ExprBinder:
             return Lit(T.BIGINT(False), v)
         return Lit(T.DECIMAL(len(text), 0, False), Decimal(text))
 
+    def visit_TypedLiteral(self, node: dn.TypedLiteral) -> Expr:
+        """``TIMESTAMP '2020-04-15 08:05:00.12'``: a CAST of the checked text to the literal's
+        own type (here TIMESTAMP(2) NOT NULL; see binder/literals.py)."""
+        text = node.this.name
+        try:
+            target, normalized = datetime_literal(to_flink(node.args["to"]).root, text)
+        except ValueError as err:
+            raise self.error(str(err), node) from None
+        return Cast(target, Lit(T.CHAR(max(len(normalized), 1), False), normalized))
+
     def visit_Null(self, node) -> Expr:
         return Lit(T.NULLTYPE(), None)
 
@@ -340,6 +351,11 @@ class ExprBinder:
 
     def visit_Array(self, node: exp.Array) -> Expr:
         return self.call("ARRAY", list(node.expressions), node)
+
+    def visit_VarMap(self, node: exp.VarMap) -> Expr:
+        """``MAP[k1, v1, k2, v2]``: the MAP constructor over the interleaved pairs."""
+        pairs = zip(node.args["keys"].expressions, node.args["values"].expressions)
+        return self.call("MAP", [x for pair in pairs for x in pair], node)
 
     def visit_Filter(self, node: exp.Filter) -> Expr:
         return self.aggregate(node)

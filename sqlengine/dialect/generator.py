@@ -97,6 +97,19 @@ def _column_def_sql(self: Generator, e: exp.ColumnDef) -> str:
     return Generator.columndef_sql(self, e)
 
 
+def _typed_literal_sql(self: Generator, e: n.TypedLiteral) -> str:
+    """``TIMESTAMP '...'``; a TIMESTAMP_LTZ literal in Flink's (Calcite's) long spelling."""
+    to = e.args["to"]
+    kind = "TIMESTAMP WITH LOCAL TIME ZONE" if to.this == exp.DType.TIMESTAMPLTZ else self.sql(to)
+    return f"{kind} {self.sql(e, 'this')}"
+
+
+def _var_map_sql(self: Generator, e: exp.VarMap) -> str:
+    """``MAP[k1, v1, k2, v2]``: keys and values interleaved again."""
+    pairs = zip(e.args["keys"].expressions, e.args["values"].expressions)
+    return f"MAP[{', '.join(self.sql(x) for pair in pairs for x in pair)}]"
+
+
 def _no_paren(name: str):
     return lambda self, e: name
 
@@ -142,6 +155,8 @@ class FlinkGenerator(Generator):
             "IFNULL" if e.args.get("is_null") else "COALESCE", e.this, *e.expressions),
         exp.ArrayToString: _func("ARRAY_JOIN"),
         exp.Array: lambda self, e: f"ARRAY[{self.expressions(e, flat=True)}]",
+        exp.VarMap: _var_map_sql,
+        n.TypedLiteral: _typed_literal_sql,
         exp.SHA: _func("SHA1"),
         exp.VariancePop: _func("VAR_POP"),
         exp.Variance: _func("VAR_SAMP"),

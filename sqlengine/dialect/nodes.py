@@ -251,3 +251,12 @@ class ExecutePlan(exp.Expression):
     """``EXECUTE PLAN 'file'``."""
 
     arg_types = {"this": True}
+
+
+class TypedLiteral(exp.Expression):
+    """``DATE '2020-04-15'``, ``TIME '08:05:00'``, ``TIMESTAMP '2020-04-15 08:05:00.12'`` (and
+    ``TIMESTAMP WITH LOCAL TIME ZONE '...'``): a datetime literal, not a CAST, because its
+    precision is the number of fraction digits written (``TIMESTAMP(2)`` here, where
+    ``CAST(... AS TIMESTAMP)`` is ``TIMESTAMP(6)``); ``to`` is the type without precision."""
+
+    arg_types = {"this": True, "to": True}

@@ -13,7 +13,7 @@ from typing import Optional
 
 from sqlglot import exp
 from sqlglot.errors import ParseError
-from sqlglot.parser import Parser, build_coalesce
+from sqlglot.parser import Parser, build_coalesce, build_var_map
 from sqlglot.tokens import TokenType
 
 from sqlengine.dialect import nodes as n
@@ -36,6 +36,22 @@ _BASE_STATEMENTS = (TokenType.ALTER, TokenType.ANALYZE, TokenType.CREATE, TokenT
                     TokenType.DROP, TokenType.INSERT, TokenType.TRUNCATE, TokenType.UPDATE)
 # Tokens a query statement may start with.
 QUERY_START = (TokenType.SELECT, TokenType.WITH, TokenType.VALUES, TokenType.L_PAREN)
+# Types whose ``TYPE 'text'`` form is a datetime literal (see nodes.TypedLiteral).
+DATETIME_LITERAL_TYPES = (exp.DType.DATE, exp.DType.TIME, exp.DType.TIMESTAMP,
+                          exp.DType.TIMESTAMPLTZ)
+
+
+def _typed_literal(self: Parser, this: exp.Expression, data_type: exp.DataType) -> exp.Expression:
+    """``TIMESTAMP '...'`` is a TypedLiteral; ``TIMESTAMP(3) '...'`` stays sqlglot's CAST."""
+    if isinstance(this, exp.Literal) and this.is_string and not data_type.expressions:
+        return self.expression(n.TypedLiteral(this=this, to=data_type))
+    return self.expression(exp.Cast(this=this, to=data_type))
+
+
+def _is_map_keyword(node: Optional[exp.Expression]) -> bool:
+    """The unquoted word ``MAP`` that sqlglot read as a column name."""
+    return isinstance(node, exp.Column) and not node.table and \
+        isinstance(node.this, exp.Identifier) and not node.this.quoted and node.name.upper() == "MAP"
 
 
 class FlinkParser(DdlParser, CommandParser, Parser):
@@ -84,6 +100,10 @@ class FlinkParser(DdlParser, CommandParser, Parser):
             exp.Kwarg(this=exp.var(expressions[0].name),
                       expression=self._parse_table_arg() or self._parse_disjunction()
                       or self._parse_select())),
+    }
+    TYPE_LITERAL_PARSERS = {
+        **Parser.TYPE_LITERAL_PARSERS,
+        **{dtype: _typed_literal for dtype in DATETIME_LITERAL_TYPES},
     }
     CONFLICT_ACTIONS = {**Parser.CONFLICT_ACTIONS, "DO": ("NOTHING", "ERROR", "DEDUPLICATE")}
     TABLE_POSTFIX_TOKENS = {*Parser.TABLE_POSTFIX_TOKENS, TokenType.HINT}
@@ -228,6 +248,19 @@ class FlinkParser(DdlParser, CommandParser, Parser):
                 self._match_text_seq("WITHOUT", "TIME", "ZONE"):
             pass
         return dtype
+
+    # -- MAP[k, v, ...] ---------------------------------------------------------------------
+    def _parse_bracket(self, this: Optional[exp.Expression] = None) -> Optional[exp.Expression]:
+        """``MAP['a', 1, 'b', 2]`` is the MAP value constructor (a VarMap, keys and values
+        split as sqlglot's ``build_var_map`` does), not element access of a column ``MAP``."""
+        if not (_is_map_keyword(this) and self._match(TokenType.L_BRACKET)):
+            return super()._parse_bracket(this)
+        args = self._parse_csv(self._parse_disjunction)
+        if not self._match(TokenType.R_BRACKET):
+            self.raise_error("Expected ]")
+        if len(args) % 2:
+            self.raise_error("MAP[...] takes key, value pairs (an even number of arguments)")
+        return self._parse_bracket(self.expression(build_var_map(args)))
 
     # -- intervals with plural units -------------------------------------------------------
     def _parse_interval(self, require_interval: bool = True, parse_function_unit: bool = True):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
+from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from sqlengine.errors import ValidationError
@@ -70,10 +71,28 @@ def _map_infer(name: str, args: list[Arg]) -> DataType:
 
 @scalar("MAP", infer=_map_infer)
 def _map(cols, args, result, ctx):
-    parts = []
-    for i, (c, a) in enumerate(zip(cols, args)):
-        parts.append(coerce(c, a.type, result.key if i % 2 == 0 else result.value, ctx))
-    return F.create_map(*parts)
+    """Flink keeps the last value of a repeated key (``MAP[1, 2, 1, 3]`` is ``{1=3}``, as
+    in FLINK-25699); Spark's map constructors reject repeated keys, so repeats are dropped
+    first: while planning when the keys are literals, else in Spark."""
+    keys = [coerce(c, a.type, result.key, ctx) for c, a in zip(cols[0::2], args[0::2])]
+    values = [coerce(c, a.type, result.value, ctx) for c, a in zip(cols[1::2], args[1::2])]
+    if all(a.literal for a in args[0::2]):
+        first, last = {}, {}
+        for i, a in enumerate(args[0::2]):
+            first.setdefault(a.value, i)
+            last[a.value] = i
+        return F.create_map(*[c for k in first for c in (keys[first[k]], values[last[k]])])
+    entries = F.array(*[F.struct(k.alias("k"), v.alias("v")) for k, v in zip(keys, values)])
+    return F.map_from_entries(_keep_last_of_key(entries))
+
+
+def _keep_last_of_key(entries: Column) -> Column:
+    """The entries whose key does not occur again later in the array."""
+    def repeated_later(e: Column, i: Column) -> Column:
+        later = F.slice(entries, i + 2, F.size(entries))
+        return F.exists(later, lambda o: o["k"].eqNullSafe(e["k"]))
+
+    return F.filter(entries, lambda e, i: ~repeated_later(e, i))
 
 
 # -- access ------------------------------------------------------------------------

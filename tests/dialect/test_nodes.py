@@ -220,3 +220,27 @@ def test_unsupported_syntax_is_a_syntax_error(sql, column):
     with pytest.raises(SqlSyntaxError) as info:
         parse_script(sql)
     assert f"column {column}" in str(info.value)
+
+
+def test_datetime_literals_are_typed_literals_not_casts():
+    select = parse_one("SELECT TIMESTAMP '2020-04-15 08:05:00.12', CAST('2020-04-15' AS DATE), "
+                       "TIMESTAMP WITH LOCAL TIME ZONE '2020-04-15 08:05:00'")
+    lit, cast, ltz = select.expressions
+    assert isinstance(lit, n.TypedLiteral) and lit.this.name == "2020-04-15 08:05:00.12"
+    assert lit.args["to"].this == exp.DType.TIMESTAMP
+    assert type(cast) is exp.Cast
+    assert isinstance(ltz, n.TypedLiteral) and ltz.args["to"].this == exp.DType.TIMESTAMPLTZ
+
+
+def test_map_value_constructor():
+    select = parse_one("SELECT MAP['a', 1, 'b', 2]['b'], `map`['k'] FROM t")
+    access, column = select.expressions
+    assert isinstance(access, exp.Bracket) and isinstance(access.this, exp.VarMap)
+    assert [k.name for k in access.this.args["keys"].expressions] == ["a", "b"]
+    assert [v.name for v in access.this.args["values"].expressions] == ["1", "2"]
+    assert isinstance(column, exp.Bracket) and isinstance(column.this, exp.Column)
+
+
+def test_map_constructor_needs_pairs():
+    with pytest.raises(SqlSyntaxError, match="key, value pairs"):
+        parse_script("SELECT MAP['a', 1, 'b']")
