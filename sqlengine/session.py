@@ -37,6 +37,7 @@ class TableResult:
     text: Optional[str] = None
     changelog: bool = False
     show: bool = False  # SHOW/DESCRIBE (Flink prints NULL as empty, no width limit)
+    types: Optional[list[Any]] = None  # Flink types of the columns (query results), for printing
     messages: list[str] = field(default_factory=list)
 
     def collect(self) -> list[list[Any]]:
@@ -63,7 +64,8 @@ class TableResult:
                    f"Job ID: {self.job.job_id}\n"
         if not self.rows:
             return "Empty set"
-        cells = [[_cell(v) for v in r] for r in self.rows]
+        types = self.types or [None] * len(self.header)
+        cells = [[_cell(v, t) for v, t in zip(r, types)] for r in self.rows]
         if self.show:
             return render_show_result(self.header, cells)
         body = render_tableau(self.header, cells, max_column_width=30)
@@ -77,20 +79,43 @@ class TableResult:
             print(f"[INFO] {m}")
 
 
-def _cell(v: Any) -> Optional[str]:
-    """A value as Flink's tableau prints it."""
+def _cell(v: Any, t: Any = None) -> Optional[str]:
+    """A value as Flink's tableau prints it; ``t`` (its Flink type, if known) sets the
+    fraction digits of TIMESTAMP/TIME values and types nested values."""
     import datetime as dt
     if v is None:
         return None
+    root = getattr(t, "root", None)
     if isinstance(v, bool):
         return "TRUE" if v else "FALSE"
     if isinstance(v, dt.datetime):
-        return v.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_cell(x) or "NULL" for x in v) + "]"
+        digits = t.precision if root in ("TIMESTAMP", "TIMESTAMP_LTZ") and t.precision is not None else 3
+        return v.strftime("%Y-%m-%d %H:%M:%S") + _fraction(v.microsecond, digits)
+    if root == "TIME" and isinstance(v, int):  # milliseconds of the day
+        seconds, millis = divmod(v, 1000)
+        text = f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+        if not t.precision:
+            return text
+        # As CAST(TIME AS STRING): at most the precision's digits, trailing zeros dropped.
+        return text + "." + (_fraction(millis * 1000, min(t.precision, 3))[1:].rstrip("0") or "0")
+    if isinstance(v, (list, tuple)) and not hasattr(v, "__fields__"):
+        element = getattr(t, "element", None)
+        return "[" + ", ".join(_cell(x, element) or "NULL" for x in v) + "]"
+    if isinstance(v, tuple):  # a ROW (pyspark Row)
+        fields = [f.type for f in getattr(t, "fields", ())] or [None] * len(v)
+        return "(" + ", ".join(_cell(x, ft) or "NULL" for x, ft in zip(v, fields)) + ")"
     if isinstance(v, dict):
-        return "{" + ", ".join(f"{_cell(k)}={_cell(x)}" for k, x in v.items()) + "}"
+        key, value = getattr(t, "key", None), getattr(t, "value", None)
+        return "{" + ", ".join(f"{_cell(k, key)}={_cell(x, value)}" for k, x in v.items()) + "}"
     return str(v)
+
+
+def _fraction(micros: int, digits: int) -> str:
+    """``.fff`` with exactly ``digits`` digits (none for 0), as Flink pads its fractions."""
+    if digits <= 0:
+        return ""
+    text = f"{micros:06d}" + "0" * max(0, digits - 6)
+    return "." + text[:digits]
 
 
 class Session:

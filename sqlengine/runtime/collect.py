@@ -15,10 +15,11 @@ def collect(session, plan: P.Node, stmt):
     from sqlengine.rules import optimize
     low = drop_eoi(Lowerer(state).lower(optimize(plan)))
     names = plan.names()
+    types = [f.type for f in plan.schema]
     cols = [F.col(f"f{i}") for i in range(len(names))]
     if not (session.streaming and state.has_stream_source):
         rows = [list(r) for r in low.df.select(*cols).collect()]
-        return TableResult("ROWS", names, rows)
+        return TableResult("ROWS", names, rows, types=types)
     out: list[list] = []
     op = F.col(OP) if low.updating else F.lit("+I")
 
@@ -32,4 +33,4 @@ def collect(session, plan: P.Node, stmt):
         processingTime=trigger_interval(state)).start()
     job = Job("select", [query])
     runner.wait(job, state)
-    return TableResult("ROWS", ["op", *names], out, changelog=True)
+    return TableResult("ROWS", ["op", *names], out, changelog=True, types=[None, *types])
