@@ -1,13 +1,8 @@
-"""Built-in connectors; importing this package registers their factories."""
+"""Built-in connectors. Each package registers its factory when imported; the runtime
+imports a connector's package the first time a table names it (``factory_for``), so a
+job loads only the connectors it uses."""
 from __future__ import annotations
 
-import importlib
+from connectors.base import BUILTIN
 
-BUILTIN = ("connectors.filesystem", "connectors.datagen", "connectors.printsink", "connectors.blackhole")
-
-for _name in BUILTIN:
-    try:
-        importlib.import_module(_name)
-    except ModuleNotFoundError as _err:  # a connector package not installed in this checkout
-        if _err.name != _name:
-            raise
+__all__ = ["BUILTIN"]

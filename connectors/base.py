@@ -205,6 +205,13 @@ class ConnectorFactory:
 
 
 _FACTORIES: dict[str, ConnectorFactory] = {}
+# Identifier -> the package that registers it, imported on first use.
+BUILTIN = {
+    "filesystem": "connectors.filesystem",
+    "datagen": "connectors.datagen",
+    "print": "connectors.printsink",
+    "blackhole": "connectors.blackhole",
+}
 
 
 def register(factory: ConnectorFactory) -> ConnectorFactory:
@@ -215,12 +222,15 @@ def register(factory: ConnectorFactory) -> ConnectorFactory:
 def factory_for(identifier: Optional[str], table: str) -> ConnectorFactory:
     if identifier is None:
         raise ConnectorError(f"Table options do not contain an option key 'connector' for table '{table}'.")
+    if identifier not in _FACTORIES and identifier in BUILTIN:
+        import importlib
+        importlib.import_module(BUILTIN[identifier])
     if identifier not in _FACTORIES:
         raise ConnectorError(
             f"Could not find any factory for identifier '{identifier}' (table '{table}'). "
-            f"Available factory identifiers are: {', '.join(sorted(_FACTORIES))}")
+            f"Available factory identifiers are: {', '.join(known_connectors())}")
     return _FACTORIES[identifier]
 
 
 def known_connectors() -> list[str]:
-    return sorted(_FACTORIES)
+    return sorted(set(_FACTORIES) | set(BUILTIN))

@@ -9,7 +9,7 @@ from typing import Any, Optional
 
 from sqlglot import exp
 
-import connectors  # noqa: F401  (registers the built-in connectors)
+import connectors  # noqa: F401  (connector packages load on first use: connectors.base.BUILTIN)
 from catalog.manager import CatalogManager
 from catalog.tableau import render_show_result, render_tableau
 from sqlengine.binder.query import QueryBinder

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from sqlengine.plan import nodes as P
-from sqlengine.runtime.lower import Lowerer, drop_eoi
+from sqlengine.runtime.lower import Lowerer, drop_eoi, release
 
 
 def collect(session, plan: P.Node, stmt):
@@ -18,7 +18,10 @@ def collect(session, plan: P.Node, stmt):
     types = [f.type for f in plan.schema]
     cols = [F.col(f"f{i}") for i in range(len(names))]
     if not (session.streaming and state.has_stream_source):
-        rows = [list(r) for r in low.df.select(*cols).collect()]
+        try:
+            rows = [list(r) for r in low.df.select(*cols).collect()]
+        finally:
+            release(state)
         return TableResult("ROWS", names, rows, types=types)
     out: list[list] = []
     op = F.col(OP) if low.updating else F.lit("+I")

@@ -20,8 +20,7 @@ from typing import Any, Optional
 from connectors.base import OP, Options, SinkContext, factory_for
 from sqlengine.errors import ExecutionError, SqlEngineError, ValidationError
 from sqlengine.plan import nodes as P
-from sqlengine.runtime.lower import LowerState, Lowerer, Lowered, drop_eoi
-
+from sqlengine.runtime.lower import LowerState, Lowerer, Lowered, drop_eoi, release
 
 STATE_STORE_PROVIDER = "spark.sql.streaming.stateStore.providerClass"
 # Flink's state.backend.type -> Spark's state store. Spark records the provider in the
@@ -30,11 +29,7 @@ STATE_BACKENDS = {
     "hashmap": "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider",
     "rocksdb": "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
 }
-
-
 POLL_SECONDS = 0.05  # how often a running job's progress is checked for the end of input
-
-
 # Throttled sources (datagen's rows-per-second) slower than this run back to back.
 MIN_TRIGGER_MS = 50
 
@@ -171,9 +166,7 @@ class JobRunner:
             job.status = "FAILED"
             raise ExecutionError(f"Job {job.job_id} failed: {_root_message(exc)}") from exc
         finally:
-            for low in state.scan_cache.values():
-                if low.df.is_cached:
-                    low.df.unpersist()
+            release(state)
 
     def _start_stream(self, sink: P.Sink, low: Lowered, state: LowerState, sid: str, root: str):
         writer = self._sink(sink, state, sid, low.updating)

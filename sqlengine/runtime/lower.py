@@ -56,6 +56,13 @@ class LowerState:
     fires_on_watermark: bool = False
 
 
+def release(state: LowerState) -> None:
+    """Unpersist the scans a batch job cached because several branches read them."""
+    for low in state.scan_cache.values():
+        if low.df.is_cached:
+            low.df.unpersist()
+
+
 def col(i: int) -> Column:
     return F.col(f"f{i}")
 
