@@ -70,10 +70,8 @@ class EndAfterOffset:
     tag: int
 
     def __call__(self, source_progress: dict) -> bool:
-        description = source_progress.get("description") or ""
-        if "startTimestamp=" in description and f"startTimestamp={self.tag}," not in description:
-            return False
-        return rate_offset(source_progress.get("startOffset")) > self.eoi_id
+        return is_source(source_progress, self.tag) and \
+            rate_offset(source_progress.get("startOffset")) > self.eoi_id
 
 
 @dataclass(frozen=True)
@@ -84,10 +82,13 @@ class DataEndedAt:
     tag: int
 
     def __call__(self, source_progress: dict) -> bool:
-        description = source_progress.get("description") or ""
-        if "startTimestamp=" in description and f"startTimestamp={self.tag}," not in description:
-            return False
-        return rate_offset(source_progress.get("endOffset")) >= self.rows
+        return is_source(source_progress, self.tag) and rate_offset(source_progress.get("endOffset")) >= self.rows
+
+
+def is_source(source_progress: dict, tag: int) -> bool:
+    """Whether a progress entry is this scan's rate source (see ``EndAfterOffset.tag``)."""
+    description = source_progress.get("description") or ""
+    return "startTimestamp=" not in description or f"startTimestamp={tag}," in description
 
 
 def rate_offset(raw: Any) -> int:
