@@ -74,6 +74,14 @@ def parse_table_options(options: Options, source: bool) -> TableOptions:
     return TableOptions(path, fmt, module, fmt_options)
 
 
+def _end_offset(source_progress: dict, token: str) -> dict:
+    """This scan's end offset in a progress entry ({} when the entry is another source's)."""
+    raw = source_progress.get("endOffset")
+    if isinstance(raw, str):
+        raw = json.loads(raw) if raw.strip() not in ("", "null") else None
+    return raw if isinstance(raw, dict) and raw.get("src") == token else {}
+
+
 @dataclass(frozen=True)
 class EndOfFiles:
     """``end_check``: true once the empty micro-batch after the ``__eoi`` one completed."""
@@ -81,10 +89,7 @@ class EndOfFiles:
     token: str
 
     def __call__(self, source_progress: dict) -> bool:
-        raw = source_progress.get("endOffset")
-        if isinstance(raw, str):
-            raw = json.loads(raw) if raw.strip() not in ("", "null") else None
-        return isinstance(raw, dict) and raw.get("src") == self.token and raw.get("phase") == DONE
+        return _end_offset(source_progress, self.token).get("phase") == DONE
 
 
 @dataclass(frozen=True)
@@ -94,10 +99,8 @@ class EndOfData:
     token: str
 
     def __call__(self, source_progress: dict) -> bool:
-        raw = source_progress.get("endOffset")
-        if isinstance(raw, str):
-            raw = json.loads(raw) if raw.strip() not in ("", "null") else None
-        return isinstance(raw, dict) and raw.get("src") == self.token and raw.get("file") is None
+        offset = _end_offset(source_progress, self.token)
+        return bool(offset) and offset.get("file") is None
 
 
 class FilesystemFactory(ConnectorFactory):
