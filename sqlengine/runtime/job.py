@@ -176,7 +176,7 @@ class JobRunner:
         stream = stream.trigger(processingTime=trigger_interval(state))
         stream = stream.outputMode("append")
         query = stream.start()
-        query._sqlengine_sink = writer
+        query._sqlengine_sinks = [writer]
         return query
 
     def _start_multi(self, prepared, state: LowerState, set_id: str, root: str):
@@ -212,10 +212,8 @@ class JobRunner:
             raise ExecutionError(f"Job {job.job_id} failed: {_root_message(exc)}") from exc
         finally:
             for q in job.queries:
-                writers = getattr(q, "_sqlengine_sinks", None) or [getattr(q, "_sqlengine_sink", None)]
-                for writer in writers:
-                    if writer is not None:
-                        writer.on_job_end(job.status == "FINISHED")
+                for writer in getattr(q, "_sqlengine_sinks", ()):
+                    writer.on_job_end(job.status == "FINISHED")
             job.messages.extend(_metric_messages(job, state))
 
 
