@@ -9,6 +9,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
+# The bid table several e2e tests read: JSON lines at ``{src}``, event time with a 1 s watermark.
+BIDS_DDL = """CREATE TABLE bids (
+  bidtime TIMESTAMP(3), price DECIMAL(10, 2), item STRING,
+  WATERMARK FOR bidtime AS bidtime - INTERVAL '1' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '{src}', 'format' = 'json');
+"""
+
 
 @pytest.fixture
 def session(spark, tmp_path):

@@ -9,13 +9,9 @@ from pathlib import Path
 
 from sqlengine.dialect import parse_one
 from sqlengine.session import Session
-from tests.e2e.conftest import read_rows
+from tests.e2e.conftest import BIDS_DDL, read_rows
 
-DDL = """
-CREATE TABLE bids (
-  bidtime TIMESTAMP(3), price DECIMAL(10, 2), item STRING,
-  WATERMARK FOR bidtime AS bidtime - INTERVAL '1' SECOND
-) WITH ('connector' = 'filesystem', 'path' = '{src}', 'format' = 'json');
+DDL = BIDS_DDL + """
 CREATE TABLE out (
   window_start TIMESTAMP(3), window_end TIMESTAMP(3), item STRING, total DECIMAL(38, 2), n BIGINT
 ) WITH ('connector' = 'filesystem', 'path' = '{dst}', 'format' = 'json');

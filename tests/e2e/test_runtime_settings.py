@@ -9,13 +9,9 @@ import pytest
 
 from sqlengine.errors import ValidationError
 from sqlengine.session import Session
-from tests.e2e.conftest import read_rows
+from tests.e2e.conftest import BIDS_DDL, read_rows
 
-BIDS = """
-CREATE TABLE bids (
-  bidtime TIMESTAMP(3), price DECIMAL(10, 2), item STRING,
-  WATERMARK FOR bidtime AS bidtime - INTERVAL '1' SECOND
-) WITH ('connector' = 'filesystem', 'path' = '{src}', 'format' = 'json');
+BIDS = BIDS_DDL + """
 CREATE TABLE out (window_start TIMESTAMP(3), item STRING, n BIGINT)
 WITH ('connector' = 'filesystem', 'path' = '{dst}', 'format' = 'json');
 """

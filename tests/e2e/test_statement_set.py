@@ -8,13 +8,9 @@ from pathlib import Path
 import pytest
 
 from sqlengine.session import Session
-from tests.e2e.conftest import read_rows, run_cli
+from tests.e2e.conftest import BIDS_DDL, read_rows, run_cli
 
-DDL = """
-CREATE TABLE bids (
-  bidtime TIMESTAMP(3), price DECIMAL(10, 2), item STRING,
-  WATERMARK FOR bidtime AS bidtime - INTERVAL '1' SECOND
-) WITH ('connector' = 'filesystem', 'path' = '{src}', 'format' = 'json');
+DDL = BIDS_DDL + """
 CREATE TABLE per_minute (
   window_start TIMESTAMP(3), item STRING, total DECIMAL(38, 2), n BIGINT
 ) WITH ('connector' = 'filesystem', 'path' = '{out}/per_minute', 'format' = 'json');
