@@ -376,3 +376,201 @@ def walk(node: Node):
     yield node
     for c in node.children():
         yield from walk(c)
+
+
+# -- joins, OVER, ranking, UNNEST ---------------------------------------------------
+# Contracts shared by the binder (which builds them), the batch lowering
+# (sqlengine/runtime/ops/*: the operator over whole inputs) and the epoch runtime
+# (sqlengine/runtime/streaming/*: the same operator, incrementally, per epoch).
+JOIN_KINDS = ("INNER", "LEFT", "RIGHT", "FULL", "SEMI", "ANTI")
+
+
+@dataclass(frozen=True)
+class Join(Node):
+    """A regular join. ``condition`` is bound over ``left.schema + right.schema`` (right
+    columns at offset ``len(left.schema)``); it includes the equi-predicates whose
+    positions are also listed in ``left_keys``/``right_keys`` (right_keys index
+    ``right.schema``). SEMI/ANTI (IN/EXISTS subqueries) output only the left columns."""
+
+    left: Node
+    right: Node
+    kind: str
+    condition: Optional[Expr]
+    left_keys: tuple[int, ...] = ()
+    right_keys: tuple[int, ...] = ()
+
+    def __post_init__(self):
+        assert self.kind in JOIN_KINDS, self.kind
+        assert len(self.left_keys) == len(self.right_keys)
+
+    def children(self):
+        return (self.left, self.right)
+
+    def with_children(self, children):
+        return replace(self, left=children[0], right=children[1])
+
+    @property
+    def schema(self):
+        ls, rs = self.left.schema, self.right.schema
+        if self.kind in ("SEMI", "ANTI"):
+            return ls
+        if self.kind in ("RIGHT", "FULL"):
+            ls = tuple(Field(f.name, f.type.with_nullable(True).with_time_attr(None)) for f in ls)
+        if self.kind in ("LEFT", "FULL"):
+            rs = tuple(Field(f.name, f.type.with_nullable(True).with_time_attr(None)) for f in rs)
+        return ls + rs
+
+    def join_type(self) -> str:
+        return {"INNER": "InnerJoin", "LEFT": "LeftOuterJoin", "RIGHT": "RightOuterJoin",
+                "FULL": "FullOuterJoin", "SEMI": "LeftSemiJoin", "ANTI": "LeftAntiJoin"}[self.kind]
+
+    def explain(self) -> str:
+        return (f"Join(joinType=[{self.join_type()}], where=[{self.condition}], "
+                f"select=[{', '.join(self.names())}])")
+
+
+@dataclass(frozen=True)
+class IntervalJoin(Join):
+    """A join whose condition bounds ``right.time`` around ``left.time``:
+    ``left.time + lower_ms <= right.time <= left.time + upper_ms`` (both time
+    attributes; ``right_time`` indexes ``right.schema``). Output time attributes stay."""
+
+    left_time: int = -1
+    right_time: int = -1
+    lower_ms: int = 0
+    upper_ms: int = 0
+
+    def explain(self) -> str:
+        return (f"IntervalJoin(joinType=[{self.join_type()}], windowBounds=[isRowTime=true, "
+                f"leftLowerBound={-self.upper_ms}, leftUpperBound={-self.lower_ms}], "
+                f"where=[{self.condition}], select=[{', '.join(self.names())}])")
+
+
+@dataclass(frozen=True)
+class WindowJoin(Join):
+    """A join of two window TVF outputs on equal windows: ``left_window``/``right_window``
+    are the (window_start, window_end) column positions of each side."""
+
+    left_window: tuple[int, int] = (-1, -1)
+    right_window: tuple[int, int] = (-1, -1)
+
+    def explain(self) -> str:
+        return (f"WindowJoin(joinType=[{self.join_type()}], where=[{self.condition}], "
+                f"select=[{', '.join(self.names())}])")
+
+
+@dataclass(frozen=True)
+class TemporalJoin(Join):
+    """``left JOIN right FOR SYSTEM_TIME AS OF left.time``: each left row joins the version
+    of ``right`` (keyed by its PRIMARY KEY = ``right_keys``) valid at the left row's time.
+    Event time: ``right_time`` is right's rowtime; processing time (lookup): -1."""
+
+    left_time: int = -1
+    right_time: int = -1
+
+    def explain(self) -> str:
+        return (f"TemporalJoin(joinType=[{self.join_type()}], where=[{self.condition}], "
+                f"select=[{', '.join(self.names())}])")
+
+
+@dataclass(frozen=True)
+class Frame:
+    """An OVER frame: ``ROWS`` (counts) or ``RANGE`` (ms on the order key);
+    ``lower`` None = UNBOUNDED PRECEDING, else a non-negative offset preceding;
+    ``upper`` 0 = CURRENT ROW (Flink streaming supports only that)."""
+
+    kind: str = "RANGE"
+    lower: Optional[int] = None
+    upper: int = 0
+
+
+@dataclass(frozen=True)
+class OverCall:
+    name: str  # an aggregate (SUM, COUNT, ...) or ROW_NUMBER | RANK | DENSE_RANK
+    args: tuple[Expr, ...]
+    type: DataType
+    frame: Frame = Frame()
+    distinct: bool = False
+
+    def __str__(self) -> str:
+        inner = ", ".join(str(a) for a in self.args)
+        return f"{self.name}({'DISTINCT ' if self.distinct else ''}{inner})"
+
+
+@dataclass(frozen=True)
+class Over(Unary):
+    """OVER aggregation: the input columns, then one column per call (all calls share
+    the partition, order and frame of one window)."""
+
+    partition_keys: tuple[int, ...]
+    order_keys: tuple["SortKey", ...]
+    calls: tuple[OverCall, ...]
+    call_names: tuple[str, ...]
+
+    @property
+    def schema(self):
+        return self.input.schema + tuple(Field(n, c.type) for n, c in zip(self.call_names, self.calls))
+
+    def explain(self) -> str:
+        names = self.input.names()
+        order = ", ".join(f"{names[k.index]} {'ASC' if k.ascending else 'DESC'}" for k in self.order_keys)
+        calls = ", ".join(f"{c} AS {n}" for c, n in zip(self.calls, self.call_names))
+        return (f"OverAggregate(partitionBy=[{', '.join(names[k] for k in self.partition_keys)}], "
+                f"orderBy=[{order}], select=[{', '.join(names)}, {calls}])")
+
+
+@dataclass(frozen=True)
+class Rank(Unary):
+    """Top-N (``ROW_NUMBER() OVER (PARTITION BY .. ORDER BY ..)`` filtered to
+    ``rank_start <= rn <= rank_end``) and deduplication (ROW_NUMBER, rank_end = 1).
+    Output: the input columns, plus the rank (BIGINT) when ``output_rank``."""
+
+    partition_keys: tuple[int, ...]
+    order_keys: tuple["SortKey", ...]
+    rank_fn: str  # ROW_NUMBER | RANK | DENSE_RANK
+    rank_start: int
+    rank_end: int
+    output_rank: bool
+    rank_name: str = "rn"
+
+    @property
+    def schema(self):
+        extra = (Field(self.rank_name, DataType("BIGINT", False)),) if self.output_rank else ()
+        return self.input.schema + extra
+
+    def is_deduplicate(self) -> bool:
+        """Flink's Deduplicate: ROW_NUMBER = 1 ordered by a time attribute, rank not selected."""
+        return (self.rank_fn == "ROW_NUMBER" and self.rank_start == 1 and self.rank_end == 1
+                and not self.output_rank and len(self.order_keys) == 1
+                and self.input.schema[self.order_keys[0].index].type.time_attr is not None)
+
+    def explain(self) -> str:
+        names = self.input.names()
+        part = ", ".join(names[k] for k in self.partition_keys)
+        if self.is_deduplicate():
+            keep = "LastRow" if not self.order_keys[0].ascending else "FirstRow"
+            return f"Deduplicate(keep=[{keep}], key=[{part}], order=[{names[self.order_keys[0].index]}])"
+        order = ", ".join(f"{names[k.index]} {'ASC' if k.ascending else 'DESC'}" for k in self.order_keys)
+        return (f"Rank(strategy=[AppendFastStrategy], rankType=[{self.rank_fn}], "
+                f"rankRange=[rankStart={self.rank_start}, rankEnd={self.rank_end}], "
+                f"partitionBy=[{part}], orderBy=[{order}], select=[{', '.join(self.names())}])")
+
+
+@dataclass(frozen=True)
+class Unnest(Unary):
+    """``CROSS JOIN UNNEST(expr) AS t(cols...)``: the input columns, then the element
+    column(s) of the ARRAY/MAP/MULTISET ``expr`` (a ROW element expands to its
+    fields; a MAP to key, value), then the ordinal when ``with_ordinality``.
+    ``left_outer``: LEFT JOIN UNNEST ... ON TRUE keeps rows with empty collections."""
+
+    expr: Expr
+    out_fields: tuple[Field, ...]
+    with_ordinality: bool = False
+    left_outer: bool = False
+
+    @property
+    def schema(self):
+        return self.input.schema + self.out_fields
+
+    def explain(self) -> str:
+        return f"Correlate(invocation=[$UNNEST_ROWS$1({self.expr})], select=[{', '.join(self.names())}])"
