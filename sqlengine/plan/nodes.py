@@ -414,11 +414,17 @@ class Join(Node):
         ls, rs = self.left.schema, self.right.schema
         if self.kind in ("SEMI", "ANTI"):
             return ls
+        if not self.keeps_time_attributes():  # a regular join materializes rowtimes
+            ls = tuple(Field(f.name, f.type.with_time_attr(None)) for f in ls)
+            rs = tuple(Field(f.name, f.type.with_time_attr(None)) for f in rs)
         if self.kind in ("RIGHT", "FULL"):
             ls = tuple(Field(f.name, f.type.with_nullable(True).with_time_attr(None)) for f in ls)
         if self.kind in ("LEFT", "FULL"):
             rs = tuple(Field(f.name, f.type.with_nullable(True).with_time_attr(None)) for f in rs)
         return ls + rs
+
+    def keeps_time_attributes(self) -> bool:
+        return type(self) is not Join
 
     def join_type(self) -> str:
         return {"INNER": "InnerJoin", "LEFT": "LeftOuterJoin", "RIGHT": "RightOuterJoin",
