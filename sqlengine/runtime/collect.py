@@ -13,27 +13,29 @@ def collect(session, plan: P.Node, stmt):
     runner = session.runner()
     state = runner.state("select")
     from sqlengine.rules import optimize
-    low = drop_eoi(Lowerer(state).lower(optimize(plan)))
     names = plan.names()
     types = [f.type for f in plan.schema]
     cols = [F.col(f"f{i}") for i in range(len(names))]
-    if not (session.streaming and state.has_stream_source):
+    streamed = session.streaming and any(isinstance(n, P.TableScan) for n in P.walk(plan))
+    if not streamed:
+        low = drop_eoi(Lowerer(state).lower(optimize(plan)))
         try:
             rows = [list(r) for r in low.df.select(*cols).collect()]
         finally:
             release(state)
         return TableResult("ROWS", names, rows, types=types)
     out: list[list] = []
-    op = F.col(OP) if low.updating else F.lit("+I")
 
-    def batch(df, epoch_id):
-        out.extend([[r[0], *r[1:]] for r in df.select(op, *cols).collect()])
+    def consume(low, epoch_id):
+        df = drop_eoi(low).df
+        op = F.col(OP) if low.updating else F.lit("+I")
+        out.extend([list(r) for r in df.select(op, *cols).collect()])
 
     from sqlengine.runtime.job import Job, trigger_interval
+    from sqlengine.runtime.streaming.runner import start_epoch_query
     import tempfile
-    query = low.df.writeStream.foreachBatch(batch).option(
-        "checkpointLocation", tempfile.mkdtemp(prefix="sqlengine-select-")).trigger(
-        processingTime=trigger_interval(state)).start()
+    query, _ = start_epoch_query(state, [optimize(plan)], [consume], tempfile.mkdtemp(prefix="sqlengine-select-"),
+                                 trigger_interval(state), "select")
     job = Job("select", [query])
     runner.wait(job, state)
     return TableResult("ROWS", ["op", *names], out, changelog=True, types=[None, *types])

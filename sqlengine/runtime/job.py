@@ -105,32 +105,60 @@ class JobRunner:
         job_id = self.conf.get("pipeline.job-id") or uuid.uuid4().hex
         job = Job(job_id)
         state = self.state(job_id)
-        prepared = []
         from sqlengine.rules import optimize
-        for i, sink in enumerate(sinks):
-            low = Lowerer(state).lower(optimize(sink.input))
-            prepared.append((sink, low, operator_id(statement, sink.table, str(i))))
-        if not (self.streaming and state.has_stream_source):
-            self._run_batch(prepared, state, job)
-            return job
-        static = [p for p in prepared if not p[1].df.isStreaming]
-        if static:  # e.g. INSERT ... VALUES in a streaming statement set: written first
+        plans = [optimize(sink.input) for sink in sinks]
+        sids = [operator_id(statement, sink.table, str(i)) for i, sink in enumerate(sinks)]
+        streamed = [self.streaming and _has_scan(p) for p in plans]
+        static = [(sink, Lowerer(state).lower(p), sid)
+                  for sink, p, sid, s in zip(sinks, plans, sids, streamed) if not s]
+        if static:  # batch mode, or e.g. INSERT ... VALUES in a streaming statement set
             self._run_batch(static, state, job)
-            prepared = [p for p in prepared if p[1].df.isStreaming]
-            job.status = "RUNNING"
-        root = self.conf.get("execution.state-recovery.path") or self.conf.get(
-            "execution.checkpointing.dir") or default_checkpoint_root(job_id)
-        if self.conf.get("execution.checkpointing.dir") and not self.conf.get("execution.state-recovery.path"):
-            root = os.path.join(root, job_id)
+        live = [(sink, p, sid) for sink, p, sid, s in zip(sinks, plans, sids, streamed) if s]
+        if not live:
+            return job
+        job.status = "RUNNING"
+        root = self.checkpoint_root(job_id)
         job.checkpoint_root = root
-        if len(prepared) == 1:
-            sink, low, sid = prepared[0]
-            job.queries.append(self._start_stream(sink, low, state, sid, root))
-        else:
-            job.queries.append(self._start_multi(prepared, state, operator_id(statement, "set"), root))
+        location = os.path.join(root, live[0][2] if len(live) == 1 else operator_id(statement, "set"))
+        job.queries.append(self._start_epochs(live, state, location))
         if wait:
             self.wait(job, state)
         return job
+
+    def checkpoint_root(self, job_id: str) -> str:
+        """Where the job's checkpoint goes; a restore path must hold a checkpoint."""
+        restore = self.conf.get("execution.state-recovery.path")
+        if restore:
+            if not _holds_checkpoint(restore):
+                raise ExecutionError(
+                    f"Cannot restore from '{restore}': it holds no checkpoint (no completed epoch "
+                    f"of a job was found there). Point 'execution.state-recovery.path' at the "
+                    f"checkpoint folder a stopped or failed job printed.")
+            return restore
+        base = self.conf.get("execution.checkpointing.dir")
+        return os.path.join(base, job_id) if base else default_checkpoint_root(job_id)
+
+    def _start_epochs(self, live, state: LowerState, location: str):
+        from sqlengine.rules.changelog import updating_node
+        from sqlengine.runtime.streaming.runner import start_epoch_query
+        consumers, writers = [], []
+        holder: dict[str, Any] = {}
+        for sink, plan, sid in live:
+            updating = updating_node(plan, True) is not None
+            writer = self._sink(sink, state, sid, updating)
+            writers.append(writer)
+            consumers.append(self._consumer(sink, writer, updating, holder))
+        query, driver = start_epoch_query(
+            state, [p for _, p, _ in live], consumers, location, trigger_interval(state),
+            f"{live[0][0].table}-{live[0][2][:6]}" if len(live) == 1 else f"statement-set-{live[0][2][:6]}")
+        holder["query_id"] = str(query.id)
+        query._sqlengine_sinks = writers
+        return query
+
+    def _consumer(self, sink: P.Sink, writer, updating: bool, holder: dict):
+        def consume(low: Lowered, epoch: int) -> None:
+            writer.write_epoch(self._named(sink, low, updating), epoch, holder["query_id"])
+        return consume
 
     def _sink(self, sink: P.Sink, state: LowerState, sid: str, updating: bool):
         factory = factory_for(sink.connector or None, sink.table)
@@ -139,11 +167,13 @@ class JobRunner:
                           updating, self.ctx.local_time_zone, state.job_id, sid, state.conf)
         return factory.sink(ctx)
 
-    def _named(self, sink: P.Sink, low: Lowered):
+    def _named(self, sink: P.Sink, low: Lowered, updating: Optional[bool] = None):
         from pyspark.sql import functions as F
         cols = [F.col(f"f{i}").alias(f.name) for i, f in enumerate(sink.fields)]
         if low.updating:
             cols.append(F.col(OP))
+        elif updating:
+            cols.append(F.lit("+I").alias(OP))
         return drop_eoi(low).df.select(*cols)
 
     def _run_batch(self, prepared, state: LowerState, job: Job) -> None:
@@ -168,40 +198,14 @@ class JobRunner:
         finally:
             release(state)
 
-    def _start_stream(self, sink: P.Sink, low: Lowered, state: LowerState, sid: str, root: str):
-        writer = self._sink(sink, state, sid, low.updating)
-        stream = writer.write_stream(self._named(sink, low))
-        stream = stream.option("checkpointLocation", os.path.join(root, sid))
-        stream = stream.queryName(f"{sink.table}-{sid[:6]}")
-        stream = stream.trigger(processingTime=trigger_interval(state))
-        stream = stream.outputMode("append")
-        query = stream.start()
-        query._sqlengine_sinks = [writer]
-        return query
-
-    def _start_multi(self, prepared, state: LowerState, set_id: str, root: str):
-        from sqlengine.runtime.multisink import MultiSinkBatchWriter, tagged_union
-        writers = [self._sink(sink, state, sid, low.updating) for sink, low, sid in prepared]
-        union = tagged_union([self._named(sink, low) for sink, low, _ in prepared])
-        fn = MultiSinkBatchWriter(writers)
-        query = (union.writeStream.foreachBatch(fn)
-                 .option("checkpointLocation", os.path.join(root, set_id))
-                 .queryName(f"statement-set-{set_id[:6]}")
-                 .trigger(processingTime=trigger_interval(state)).outputMode("append").start())
-        fn.started(str(query.id))
-        query._sqlengine_sinks = writers
-        return query
-
     def wait(self, job: Job, state: LowerState) -> None:
         """Drive every query until its bounded sources have ended (or forever if unbounded)."""
-        checks = [s.end_check if state.fires_on_watermark else (s.data_end_check or s.end_check)
-                  for s in state.scans]
-        bounded = all(c is not None for c in checks)
+        from sqlengine.runtime.streaming.runner import finished
         try:
             for q in job.queries:
                 while q.isActive:
                     q.awaitTermination(POLL_SECONDS)
-                    if bounded and _ended(q, checks):
+                    if finished(q):
                         q.stop()
                 if q.exception() is not None:
                     raise q.exception()
@@ -215,6 +219,19 @@ class JobRunner:
                 for writer in getattr(q, "_sqlengine_sinks", ()):
                     writer.on_job_end(job.status == "FINISHED")
             job.messages.extend(_metric_messages(job, state))
+
+
+def _has_scan(plan: P.Node) -> bool:
+    return any(isinstance(n, P.TableScan) for n in P.walk(plan))
+
+
+def _holds_checkpoint(path: str) -> bool:
+    """A folder holding a Spark streaming checkpoint with at least one committed epoch."""
+    for dirpath, dirnames, _ in os.walk(path):
+        if os.path.basename(dirpath) == "commits" and any(
+                n.isdigit() for n in os.listdir(dirpath)):
+            return True
+    return False
 
 
 def _ended(query, checks) -> bool:

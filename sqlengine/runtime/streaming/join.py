@@ -1,0 +1,152 @@
+"""Joins in an epoch: regular (with retractions), interval and window joins.
+
+* Regular INNER join: the delta rule ``ΔL ⋈ R_old ∪ L_old ⋈ ΔR ∪ ΔL ⋈ ΔR`` over signed
+  multisets (a result row's count is the product of its inputs' counts), so
+  retractions on either side retract the joined rows they produced.
+* Regular outer, SEMI and ANTI joins: the join keys an epoch touches are re-joined
+  from both sides' state before and after the epoch, and the difference is emitted
+  (``+I``/``-D``): a null-padded row is retracted when its first match arrives.
+* Interval join: the inner part by the delta rule; a LEFT/RIGHT/FULL interval join
+  emits a row's null-padded result once the watermark passes the last time a partner
+  could arrive (left: ``l.time + upper``; right: ``r.time - lower``), insert-only.
+* Window join: both sides wait in state until the watermark closes their window, then
+  the closed windows are joined as a batch (any join kind), insert-only.
+
+State: ``left``/``right`` hold each side's netted rows (compacted logs); a window join
+holds each side's pending rows.
+"""
+from __future__ import annotations
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+
+from sqlengine.plan import nodes as P
+from sqlengine.runtime.lower import Lowered
+from sqlengine.runtime.streaming.changes import (diff, emit_inserts_deletes, fcols, key_frame, net, semi,
+                                                 signed)
+from sqlengine.runtime.streaming.group_aggregate import append_log
+from sqlengine.runtime.streaming.state import COUNT
+
+HOW = {"INNER": "inner", "LEFT": "left_outer", "RIGHT": "right_outer", "FULL": "full_outer",
+       "SEMI": "left_semi", "ANTI": "left_anti"}
+
+
+def join_frames(lw, node: P.Join, left: DataFrame, right: DataFrame, kind: str) -> DataFrame:
+    """Join two signed multisets (columns f.., ``__n``) as ``node`` does; result: the
+    node's columns f0.. and ``__n`` (product of counts; an unmatched side counts 1)."""
+    nl, nr = len(node.left.schema), len(node.right.schema)
+    lf = left.select(*fcols(nl), F.col(COUNT).alias("__nl"))
+    rf = right.select(*[F.col(f"f{i}").alias(f"f{nl + i}") for i in range(nr)], F.col(COUNT).alias("__nr"))
+    cond = lw.exprs.lower(node.condition) if node.condition is not None else F.lit(True)
+    out = lf.join(rf, cond, HOW[kind])
+    if kind in ("SEMI", "ANTI"):
+        return out.select(*fcols(nl), F.col("__nl").alias(COUNT))
+    n = F.coalesce(F.col("__nl"), F.lit(1)) * F.coalesce(F.col("__nr"), F.lit(1))
+    return out.select(*fcols(nl + nr), n.alias(COUNT))
+
+
+def _sides(lw, node: P.Join, left: Lowered, right: Lowered):
+    ep = lw.ep
+    nl, nr = len(node.left.schema), len(node.right.schema)
+    dl = ep.persist(net(signed(left.df, left.updating, nl), fcols(nl)))
+    dr = ep.persist(net(signed(right.df, right.updating, nr), fcols(nr)))
+    tl = ep.store.table(ep.ids[node], "left", dl.schema)
+    tr = ep.store.table(ep.ids[node], "right", dr.schema)
+    return dl, dr, tl, tr
+
+
+def _finish(lw, node, out: DataFrame, tl, dl, tr, dr, insert_only: bool) -> Lowered:
+    ep = lw.ep
+    nl, nr = len(node.left.schema), len(node.right.schema)
+    out = ep.persist(out)
+    out.count()
+    append_log(tl, ep.epoch, dl, fcols(nl))
+    append_log(tr, ep.epoch, dr, fcols(nr))
+    if insert_only:
+        from sqlengine.runtime.streaming.changes import expand
+        return Lowered(expand(out))
+    return Lowered(emit_inserts_deletes(out), False, True)
+
+
+def _inner_delta(lw, node: P.Join, dl, dr, old_l, old_r) -> DataFrame:
+    width = len(node.schema)
+    parts = [join_frames(lw, node, dl, old_r, "INNER"), join_frames(lw, node, old_l, dr, "INNER"),
+             join_frames(lw, node, dl, dr, "INNER")]
+    return net(parts[0].unionByName(parts[1]).unionByName(parts[2]), fcols(width))
+
+
+def epoch_join(lw, node: P.Join, left: Lowered, right: Lowered) -> Lowered:
+    ep = lw.ep
+    dl, dr, tl, tr = _sides(lw, node, left, right)
+    old_l, old_r = tl.read(ep.epoch), tr.read(ep.epoch)
+    if node.kind == "INNER":
+        out = _inner_delta(lw, node, dl, dr, old_l, old_r)
+        return _finish(lw, node, out, tl, dl, tr, dr, not (left.updating or right.updating))
+    lk = [f"f{k}" for k in node.left_keys]
+    rk = [f"f{k}" for k in node.right_keys]
+    touched = ep.persist(key_frame(dl, lk).unionByName(key_frame(dr, rk)).distinct())
+    ol, orr = ep.persist(semi(old_l, touched, lk)), ep.persist(semi(old_r, touched, rk))
+    nl_, nr_ = len(node.left.schema), len(node.right.schema)
+    new_l = net(ol.unionByName(dl), fcols(nl_))
+    new_r = net(orr.unionByName(dr), fcols(nr_))
+    width = len(node.schema)
+    out = diff(join_frames(lw, node, new_l, new_r, node.kind),
+               join_frames(lw, node, ol, orr, node.kind), fcols(width))
+    return _finish(lw, node, out, tl, dl, tr, dr, False)
+
+
+def _ms(c: Column) -> Column:
+    return F.unix_millis(c)
+
+
+def epoch_interval_join(lw, node: P.IntervalJoin, left: Lowered, right: Lowered) -> Lowered:
+    ep = lw.ep
+    dl, dr, tl, tr = _sides(lw, node, left, right)
+    old_l, old_r = tl.read(ep.epoch), tr.read(ep.epoch)
+    out = _inner_delta(lw, node, dl, dr, old_l, old_r)
+    nl = len(node.left.schema)
+    prev, wm = lw.prev_input_wm(node), lw.input_wm(node)
+    if node.kind in ("LEFT", "FULL"):
+        all_l = net(old_l.unionByName(dl), fcols(nl))
+        all_r = net(old_r.unionByName(dr), fcols(len(node.right.schema)))
+        expiry = _ms(F.col(f"f{node.left_time}")) + F.lit(node.upper_ms)
+        due = all_l.where((expiry > F.lit(prev)) & (expiry <= F.lit(wm)))
+        out = out.unionByName(_padded_left(lw, node, due, all_r))
+    if node.kind in ("RIGHT", "FULL"):
+        all_l = net(old_l.unionByName(dl), fcols(nl))
+        all_r = net(old_r.unionByName(dr), fcols(len(node.right.schema)))
+        expiry = _ms(F.col(f"f{node.right_time}")) - F.lit(node.lower_ms)
+        due = all_r.where((expiry > F.lit(prev)) & (expiry <= F.lit(wm)))
+        out = out.unionByName(_padded_right(lw, node, all_l, due))
+    return _finish(lw, node, out, tl, dl, tr, dr, True)
+
+
+def _padded_left(lw, node: P.Join, due: DataFrame, right: DataFrame) -> DataFrame:
+    """Left rows of ``due`` that match no right row, padded with nulls."""
+    unmatched = join_frames(lw, node, due, right, "ANTI")
+    nl, nr = len(node.left.schema), len(node.right.schema)
+    nulls = [F.lit(None).cast(f.type.to_spark()).alias(f"f{nl + i}") for i, f in enumerate(node.right.schema)]
+    return unmatched.select(*fcols(nl), *nulls, COUNT)
+
+
+def _padded_right(lw, node: P.Join, left: DataFrame, due: DataFrame) -> DataFrame:
+    """Right rows of ``due`` that match no left row, padded with nulls."""
+    nl, nr = len(node.left.schema), len(node.right.schema)
+    rf = due.select(*[F.col(f"f{i}").alias(f"f{nl + i}") for i in range(nr)], COUNT)
+    cond = lw.exprs.lower(node.condition) if node.condition is not None else F.lit(True)
+    unmatched = rf.join(left.select(*fcols(nl)), cond, "left_anti")
+    nulls = [F.lit(None).cast(f.type.to_spark()).alias(f"f{i}") for i, f in enumerate(node.left.schema)]
+    return unmatched.select(*nulls, *[F.col(f"f{nl + i}") for i in range(nr)], COUNT)
+
+
+def epoch_window_join(lw, node: P.WindowJoin, left: Lowered, right: Lowered) -> Lowered:
+    from sqlengine.runtime.streaming.window_aggregate import fire_closed
+    prev = lw.prev_input_wm(node)
+    nl, nr = len(node.left.schema), len(node.right.schema)
+    lend, rend = f"f{node.left_window[1]}", f"f{node.right_window[1]}"
+    fl = left.df.select(*fcols(nl)).where(_ms(F.col(lend)) > F.lit(prev))
+    fr = right.df.select(*fcols(nr)).where(_ms(F.col(rend)) > F.lit(prev))
+    cl = fire_closed(lw, node, "left", fl, lend).withColumn(COUNT, F.lit(1).cast("long"))
+    cr = fire_closed(lw, node, "right", fr, rend).withColumn(COUNT, F.lit(1).cast("long"))
+    from sqlengine.runtime.streaming.changes import expand
+    return Lowered(expand(join_frames(lw, node, cl, cr, node.kind)))

@@ -1,0 +1,93 @@
+"""OVER aggregation in an epoch (Flink's event-time OverAggregate).
+
+A row is emitted once the watermark passes its time (rows with equal times together),
+with its aggregates over the rows before it in its partition; so rows wait in
+``pending`` until then, and the rows a frame can still reach stay in ``history``
+(ROWS n PRECEDING: the last n per partition; RANGE t PRECEDING: the rows within t of
+the watermark; UNBOUNDED PRECEDING: all). Rows older than the previous watermark are
+late and dropped, as in Flink. Output is insert-only.
+"""
+from __future__ import annotations
+
+from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import functions as F
+
+from sqlengine.functions.registry import lookup_aggregate
+from sqlengine.plan import nodes as P
+from sqlengine.runtime.lower import Lowered, _order, col
+from sqlengine.runtime.streaming.changes import fcols, key_frame, semi
+
+NEW = "__new"
+
+
+def over_columns(lw, node: P.Over) -> list[Column]:
+    """One Spark window expression per call (shared partition/order, per-call frame)."""
+    from sqlengine.binder.expressions import to_arg
+    width = len(node.input.schema)
+    out = []
+    for j, c in enumerate(node.calls):
+        w = _window(node, c.frame)
+        if c.name in ("ROW_NUMBER", "RANK", "DENSE_RANK"):
+            fn = {"ROW_NUMBER": F.row_number, "RANK": F.rank, "DENSE_RANK": F.dense_rank}[c.name]
+            expr = fn().over(_window(node, None)).cast("long")
+        else:
+            agg = lookup_aggregate(c.name)
+            args = [lw.exprs.lower(a) for a in c.args]
+            expr = agg.lower_over(args, [to_arg(a) for a in c.args], c.type, c.distinct, None,
+                                  lw.state.ctx, w)
+        out.append(expr.alias(f"f{width + j}"))
+    return out
+
+
+def _window(node: P.Over, frame):
+    part = [col(k) for k in node.partition_keys]
+    if frame is None:
+        return Window.partitionBy(*part).orderBy(*[_order(k) for k in node.order_keys])
+    lower = Window.unboundedPreceding if frame.lower is None else -frame.lower
+    if frame.kind == "ROWS":
+        return Window.partitionBy(*part).orderBy(*[_order(k) for k in node.order_keys]).rowsBetween(lower, 0)
+    t = node.order_keys[0]
+    key = F.unix_millis(col(t.index)) if node.input.schema[t.index].type.root.startswith("TIMESTAMP") \
+        else col(t.index)
+    return Window.partitionBy(*part).orderBy(key).rangeBetween(lower, 0)
+
+
+def epoch_over(lw, node: P.Over, child: Lowered) -> Lowered:
+    ep = lw.ep
+    width = len(node.input.schema)
+    t = f"f{node.order_keys[0].index}"
+    ms = F.unix_millis(F.col(t))
+    prev, wm = lw.prev_input_wm(node), lw.input_wm(node)
+    fresh = child.df.select(*fcols(width)).where(ms > F.lit(prev))
+    pending_t = ep.store.table(ep.ids[node], "pending", fresh.schema)
+    history_t = ep.store.table(ep.ids[node], "history", fresh.schema)
+    pending = ep.persist(pending_t.read(ep.epoch).unionByName(fresh))
+    ready = ep.persist(pending.where(ms <= F.lit(wm)))
+    keys = [f"f{k}" for k in node.partition_keys]
+    history = history_t.read(ep.epoch)
+    touched = key_frame(ready, keys)
+    rows = semi(history, touched, keys).withColumn(NEW, F.lit(False)).unionByName(
+        ready.withColumn(NEW, F.lit(True)))
+    out = rows.select(*fcols(width), *over_columns(lw, node), NEW).where(F.col(NEW)).drop(NEW)
+    out = ep.persist(out)
+    out.count()
+    pending_t.write(ep.epoch, pending.where(ms > F.lit(wm)), snapshot=True)
+    history_t.write(ep.epoch, _prune(node, history.unionByName(ready), wm), snapshot=True)
+    return Lowered(out)
+
+
+def _prune(node: P.Over, rows: DataFrame, wm: int) -> DataFrame:
+    """The rows a later row's frame can still reach."""
+    frames = [c.frame for c in node.calls if c.name not in ("ROW_NUMBER", "RANK", "DENSE_RANK")]
+    if any(f.lower is None for f in frames) or not frames or any(
+            c.name in ("ROW_NUMBER", "RANK", "DENSE_RANK") for c in node.calls):
+        return rows
+    t = f"f{node.order_keys[0].index}"
+    if all(f.kind == "RANGE" for f in frames):
+        reach = max(f.lower for f in frames)
+        return rows.where(F.unix_millis(F.col(t)) >= F.lit(wm) - F.lit(reach))
+    if all(f.kind == "ROWS" for f in frames):
+        n = max(f.lower for f in frames)
+        w = Window.partitionBy(*[col(k) for k in node.partition_keys]).orderBy(F.col(t).desc())
+        return rows.withColumn("__rn", F.row_number().over(w)).where(F.col("__rn") <= n).drop("__rn")
+    return rows

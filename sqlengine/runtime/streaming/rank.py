@@ -1,0 +1,79 @@
+"""Rank (Top-N, deduplication) in an epoch.
+
+* Partitioned by a window's bounds (window Top-N / window deduplication): rows wait
+  until the watermark closes their window; closed windows are ranked as a batch and
+  emitted insert-only.
+* Otherwise (unbounded Top-N): the partitions an epoch touches are re-ranked and the
+  difference to their previous result is emitted (``+I``/``-D``). Over an insert-only
+  input a row that falls out of the top N can never return, so state keeps only the
+  top rows per partition; over an updating input it keeps the input multiset.
+Ties are broken by all columns, so a partition's ranking is deterministic.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from pyspark.sql import DataFrame, Window
+from pyspark.sql import functions as F
+from pyspark.sql.types import MapType
+
+from sqlengine.plan import nodes as P
+from sqlengine.runtime.lower import Lowered, _order, col
+from sqlengine.runtime.streaming.changes import (diff, emit_inserts_deletes, expand, fcols, key_frame, net,
+                                                 semi, signed, anti)
+from sqlengine.runtime.streaming.group_aggregate import append_log
+from sqlengine.runtime.streaming.state import COUNT
+from sqlengine.runtime.streaming.timecols import window_end_of
+
+RANK_FNS = {"ROW_NUMBER": F.row_number, "RANK": F.rank, "DENSE_RANK": F.dense_rank}
+
+
+def rank_rows(node: P.Rank, df: DataFrame, keep_extra: tuple[str, ...] = ()) -> DataFrame:
+    """The node over whole partitions of ``df`` (columns f0.., plus ``keep_extra``)."""
+    width = len(node.input.schema)
+    ties = [F.col(c).asc_nulls_first() for c in fcols(width)
+            if not isinstance(df.schema[c].dataType, MapType)]
+    w = Window.partitionBy(*[col(k) for k in node.partition_keys]).orderBy(
+        *[_order(k) for k in node.order_keys], *ties)
+    ranked = df.withColumn("__rk", RANK_FNS[node.rank_fn]().over(w))
+    kept = ranked.where((F.col("__rk") >= node.rank_start) & (F.col("__rk") <= node.rank_end))
+    extra = [F.col("__rk").cast("long").alias(f"f{width}")] if node.output_rank else []
+    return kept.select(*fcols(width), *extra, *keep_extra)
+
+
+def epoch_rank(lw, node: P.Rank, child: Lowered) -> Lowered:
+    end = window_end_of(node.input, node.partition_keys)
+    if end is not None and not child.updating:
+        return _window_rank(lw, node, child, end)
+    ep = lw.ep
+    width = len(node.input.schema)
+    cols = fcols(width)
+    keys = [f"f{k}" for k in node.partition_keys]
+    delta = ep.persist(net(signed(child.df, child.updating, width), cols))
+    touched = ep.persist(key_frame(delta, keys))
+    table = ep.store.table(ep.ids[node], "input", delta.schema)
+    previous = table.read(ep.epoch)
+    old_in = ep.persist(net(semi(previous, touched, keys), cols))
+    new_in = net(old_in.unionByName(delta), cols)
+    out_cols = fcols(len(node.schema))
+    ones = F.lit(1).cast("long").alias(COUNT)
+    new_out = rank_rows(node, expand(new_in)).select(*out_cols, ones)
+    old_out = rank_rows(node, expand(old_in)).select(*out_cols, ones)
+    changes = ep.persist(emit_inserts_deletes(diff(new_out, old_out, out_cols)))
+    changes.count()
+    if child.updating:
+        append_log(table, ep.epoch, delta, cols)
+    else:  # only the top rows can matter later
+        top = rank_rows(replace(node, output_rank=False), expand(new_in))
+        kept = net(top.withColumn(COUNT, F.lit(1).cast("long")), cols)
+        table.write(ep.epoch, anti(net(previous, cols), touched, keys).unionByName(kept), snapshot=True)
+    return Lowered(changes, False, True)
+
+
+def _window_rank(lw, node: P.Rank, child: Lowered, end: int) -> Lowered:
+    from sqlengine.runtime.streaming.window_aggregate import fire_closed
+    width = len(node.input.schema)
+    fresh = child.df.select(*fcols(width)).where(
+        F.unix_millis(F.col(f"f{end}")) > F.lit(lw.prev_input_wm(node)))
+    closed = fire_closed(lw, node, "pending", fresh, f"f{end}")
+    return Lowered(rank_rows(node, closed))

@@ -1,0 +1,78 @@
+"""Starting and driving an epoch job (see ``epoch.py``): sources unioned into one
+streaming query, ``EpochDriver`` as its ``foreachBatch``, stopped after the epoch in
+which every bounded input ended (commit log written)."""
+from __future__ import annotations
+
+import os
+from typing import Callable
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql.types import StructType
+
+from connectors.base import EOI
+from sqlengine.errors import UnsupportedError
+from sqlengine.plan import nodes as P
+from sqlengine.runtime.lower import LowerState, Lowered, Lowerer
+from sqlengine.runtime.multisink import TAG
+from sqlengine.runtime.streaming.epoch import EpochDriver, Scans
+from sqlengine.runtime.streaming.state import StateStore
+
+EOI_ANY = "__eoi_any"
+
+
+def distinct_scans(roots: list[P.Node]) -> list[P.TableScan]:
+    out: list[P.TableScan] = []
+    for r in roots:
+        for n in P.walk(r):
+            if isinstance(n, P.TableScan) and n not in out:
+                out.append(n)
+    return out
+
+
+def tagged_sources(frames: list[DataFrame]) -> DataFrame:
+    """One streaming DataFrame of every source's rows: ``__sink`` = source index, one
+    struct slot per source, and ``__eoi_any`` (the row is a source's end-of-input row)."""
+    types = [StructType(list(df.schema.fields)) for df in frames]
+    parts = []
+    for i, df in enumerate(frames):
+        slots = [(F.struct(*[F.col(f"`{c}`") for c in df.columns]) if j == i else F.lit(None).cast(t))
+                 .alias(f"__s{j}") for j, t in enumerate(types)]
+        parts.append(df.select(F.lit(i).alias(TAG), *slots, F.col(EOI).alias(EOI_ANY)))
+    out = parts[0]
+    for p in parts[1:]:
+        out = out.unionAll(p)
+    return out
+
+
+def start_epoch_query(state: LowerState, roots: list[P.Node],
+                      consumers: list[Callable[[Lowered, int], None]], checkpoint: str,
+                      trigger: str, name: str):
+    """Start the job's one streaming query; returns (query, driver)."""
+    nodes = distinct_scans(roots)
+    frames = []
+    lw = Lowerer(state)
+    for n in nodes:
+        low = lw.visit_TableScan(n)
+        if not low.df.isStreaming:
+            raise UnsupportedError(f"Table {n.table} is not a streaming source; in streaming mode every "
+                                   f"source of a job must be (use batch mode)")
+        frames.append(low.df)
+    driver = EpochDriver(state, roots, Scans(nodes, [len(n.fields) for n in nodes]),
+                         StateStore(state.spark, os.path.join(checkpoint, "state")), consumers)
+    driver.bounded = all(s.end_check is not None for s in state.scans)
+    query = (tagged_sources(frames).writeStream.foreachBatch(driver)
+             .option("checkpointLocation", checkpoint).queryName(name)
+             .trigger(processingTime=trigger).outputMode("append").start())
+    driver.started(str(query.id))
+    query._sqlengine_driver = driver
+    return query, driver
+
+
+def finished(query) -> bool:
+    """The epoch in which every bounded input ended has been committed."""
+    driver = getattr(query, "_sqlengine_driver", None)
+    if driver is None or driver.done_epoch is None:
+        return False
+    progress = query.lastProgress
+    return bool(progress) and int(progress.get("batchId", -1)) >= driver.done_epoch

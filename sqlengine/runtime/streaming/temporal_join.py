@@ -1,0 +1,77 @@
+"""Temporal joins in an epoch: ``FOR SYSTEM_TIME AS OF``.
+
+Event time: a left row waits until the watermark (of both inputs) passes its time, so
+every version of the right row valid at that time has arrived; it then joins the
+right version with the largest time not after its own (per key), or is null-padded
+in a LEFT join. Right versions are kept per key: those newer than the watermark and
+the newest one not newer. Processing time (a lookup join): each left row joins the
+right table as it is in the epoch the row arrives. Output is insert-only.
+"""
+from __future__ import annotations
+
+from pyspark.sql import DataFrame, Window
+from pyspark.sql import functions as F
+
+from sqlengine.plan import nodes as P
+from sqlengine.runtime.lower import Lowered, col
+from sqlengine.runtime.streaming.changes import expand, fcols, net, signed
+from sqlengine.runtime.streaming.join import join_frames
+from sqlengine.runtime.streaming.state import COUNT
+
+
+def epoch_temporal_join(lw, node: P.TemporalJoin, left: Lowered, right: Lowered) -> Lowered:
+    if node.right_time < 0:
+        return _lookup(lw, node, left, right)
+    ep = lw.ep
+    nl, nr = len(node.left.schema), len(node.right.schema)
+    prev, wm = lw.prev_input_wm(node), lw.input_wm(node)
+    lt = F.unix_millis(F.col(f"f{node.left_time}"))
+    fresh = left.df.select(*fcols(nl)).where(lt > F.lit(prev))
+    pending_t = ep.store.table(ep.ids[node], "pending", fresh.schema)
+    pending = ep.persist(pending_t.read(ep.epoch).unionByName(fresh))
+    ready = ep.persist(pending.where(lt <= F.lit(wm)).withColumn("__lid", F.monotonically_increasing_id()))
+    rnew = right.df.select(*fcols(nr))
+    if right.updating:  # versions are the rows that take effect; retractions end nothing here
+        from connectors.base import OP
+        rnew = right.df.where(F.col(OP).isin("+I", "+U")).select(*fcols(nr))
+    versions_t = ep.store.table(ep.ids[node], "versions", rnew.schema)
+    versions = ep.persist(versions_t.read(ep.epoch).unionByName(rnew))
+    out = ep.persist(_as_of(lw, node, ready, versions))
+    out.count()
+    pending_t.write(ep.epoch, pending.where(lt > F.lit(wm)), snapshot=True)
+    versions_t.write(ep.epoch, _prune(node, versions, wm), snapshot=True)
+    return Lowered(out)
+
+
+def _as_of(lw, node: P.TemporalJoin, ready: DataFrame, versions: DataFrame) -> DataFrame:
+    nl, nr = len(node.left.schema), len(node.right.schema)
+    rf = versions.select(*[F.col(f"f{i}").alias(f"f{nl + i}") for i in range(nr)])
+    cond = lw.exprs.lower(node.condition) if node.condition is not None else F.lit(True)
+    cond = cond & (col(nl + node.right_time) <= col(node.left_time))
+    joined = ready.join(rf, cond, "left_outer" if node.kind == "LEFT" else "inner")
+    latest = Window.partitionBy("__lid").orderBy(col(nl + node.right_time).desc_nulls_last())
+    return (joined.withColumn("__rn", F.row_number().over(latest)).where(F.col("__rn") == 1)
+            .select(*fcols(nl + nr)))
+
+
+def _prune(node: P.TemporalJoin, versions: DataFrame, wm: int) -> DataFrame:
+    rt = col(node.right_time)
+    keys = [col(k) for k in node.right_keys]
+    old = F.unix_millis(rt) <= F.lit(wm)
+    newest_old = Window.partitionBy(*keys, old).orderBy(rt.desc())
+    ranked = versions.withColumn("__rn", F.row_number().over(newest_old))
+    return ranked.where(~old | (F.col("__rn") == 1)).drop("__rn")
+
+
+def _lookup(lw, node: P.TemporalJoin, left: Lowered, right: Lowered) -> Lowered:
+    ep = lw.ep
+    nl, nr = len(node.left.schema), len(node.right.schema)
+    dl = signed(left.df, False, nl)
+    dr = net(signed(right.df, right.updating, nr), fcols(nr))
+    table = ep.store.table(ep.ids[node], "right", dr.schema)
+    current = ep.persist(net(table.read(ep.epoch).unionByName(dr), fcols(nr)))
+    kind = "LEFT" if node.kind == "LEFT" else "INNER"
+    out = ep.persist(expand(join_frames(lw, node, dl, current, kind)))
+    out.count()
+    table.write(ep.epoch, current, snapshot=True)
+    return Lowered(out)

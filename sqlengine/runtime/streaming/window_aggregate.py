@@ -1,0 +1,90 @@
+"""WindowAggregate in an epoch: rows wait in state until the watermark closes their window.
+
+Each input row is assigned its windows (TUMBLE/HOP/CUMULATE, as the window TVF does);
+rows of windows the previous watermark had already closed are late and dropped (as
+Flink drops them). The rows of windows this epoch's watermark closes
+(``window_end <= watermark``) are aggregated with native Spark aggregation and emitted
+in this epoch, insert-only; the rest stay in the ``pending`` snapshot. SESSION windows
+are found per key over the pending rows (a gap larger than the session gap starts a
+new session) and fire when ``last row + gap <= watermark``.
+"""
+from __future__ import annotations
+
+from pyspark.sql import DataFrame, Window
+from pyspark.sql import functions as F
+
+from sqlengine.plan import nodes as P
+from sqlengine.runtime.lower import Lowered, col
+from sqlengine.runtime.streaming.changes import fcols
+
+
+def _ms(c) -> object:
+    return F.unix_millis(c)
+
+
+def fire_closed(lw, node, pending_name: str, fresh: DataFrame, end_col: str) -> DataFrame:
+    """Add ``fresh`` rows to the node's pending rows; return the rows whose ``end_col``
+    the watermark has passed, keeping the others pending (a snapshot per epoch)."""
+    ep = lw.ep
+    table = ep.store.table(ep.ids[node], pending_name, fresh.schema)
+    wm = lw.input_wm(node)
+    pending = ep.persist(table.read(ep.epoch).unionByName(fresh))
+    closed = ep.persist(pending.where(_ms(F.col(end_col)) <= F.lit(wm)))
+    closed.count()
+    table.write(ep.epoch, pending.where(_ms(F.col(end_col)) > F.lit(wm)), snapshot=True)
+    return closed
+
+
+def epoch_window_aggregate(lw, node: P.WindowAggregate, child: Lowered) -> Lowered:
+    spec = node.window
+    if spec.kind == "SESSION":
+        return _session(lw, node, child)
+    from sqlengine.runtime.windows import lower_window_tvf
+    width = len(node.input.schema)
+    tvf = P.WindowTableFunction(node.input, spec, True)
+    assigned = lower_window_tvf(lw, tvf, Lowered(child.df)).df
+    start, end = f"f{width}", f"f{width + 1}"
+    fresh = assigned.where(_ms(F.col(end)) > F.lit(lw.prev_input_wm(node)))
+    closed = fire_closed(lw, node, "pending", fresh, end)
+    return Lowered(_aggregate(lw, node, closed, F.col(start), F.col(end)))
+
+
+def _aggregate(lw, node: P.WindowAggregate, rows: DataFrame, start, end, extra=()) -> DataFrame:
+    keys = [col(k) for k in node.keys]
+    aggs = lw.agg_columns(node.aggs, len(node.input.schema))
+    grouped = rows.groupBy(*keys, *extra, start.alias("__ws"), end.alias("__we")).agg(*aggs)
+    nk = len(node.keys)
+    props = {"window_start": F.col("__ws"), "window_end": F.col("__we"),
+             "window_time": F.col("__we") - F.expr("INTERVAL 1 MILLISECOND")}
+    out = [F.col(f"f{k}").alias(f"f{i}") for i, k in enumerate(node.keys)]
+    out += [props[p].alias(f"f{nk + i}") for i, p in enumerate(node.props)]
+    out += [F.col(f"a{j}").alias(f"f{nk + len(node.props) + j}") for j in range(len(node.aggs))]
+    return grouped.select(*out)
+
+
+def _session(lw, node: P.WindowAggregate, child: Lowered) -> Lowered:
+    """Sessions per key (the GROUP BY keys, or the TVF's PARTITION BY keys)."""
+    ep = lw.ep
+    spec = node.window
+    width = len(node.input.schema)
+    t = F.col(f"f{spec.time_col}")
+    gap = spec.gap_ms
+    fresh = child.df.where(_ms(t) + F.lit(gap) > F.lit(lw.prev_input_wm(node)))
+    table = ep.store.table(ep.ids[node], "pending", fresh.select(*fcols(width)).schema)
+    pending = ep.persist(table.read(ep.epoch).unionByName(fresh.select(*fcols(width))))
+    keys = [col(k) for k in (spec.partition_keys or node.keys)]
+    by_time = Window.partitionBy(*keys).orderBy(_ms(t))
+    prev_t = F.lag(_ms(t)).over(by_time)
+    starts = F.when(prev_t.isNull() | (_ms(t) - prev_t >= F.lit(gap)), 1).otherwise(0)
+    marked = pending.withColumn("__new", starts).withColumn(
+        "__sid", F.sum("__new").over(by_time.rowsBetween(Window.unboundedPreceding, 0)))
+    session = Window.partitionBy(*keys, F.col("__sid"))
+    marked = marked.withColumn("__ws", F.min(t).over(session)).withColumn(
+        "__we", F.timestamp_millis(F.max(_ms(t)).over(session) + F.lit(gap)))
+    marked = ep.persist(marked)
+    wm = lw.input_wm(node)
+    closed = marked.where(_ms(F.col("__we")) <= F.lit(wm))
+    out = ep.persist(_aggregate(lw, node, closed, F.col("__ws"), F.col("__we")))
+    out.count()
+    table.write(ep.epoch, marked.where(_ms(F.col("__we")) > F.lit(wm)).select(*fcols(width)), snapshot=True)
+    return Lowered(out)

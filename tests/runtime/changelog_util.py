@@ -1,0 +1,44 @@
+"""Running one query streaming (changelog, several epochs) and batch, and comparing the
+materialized streaming result with the batch result."""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Iterable
+
+
+def write_jsonl(path: Path, rows: Iterable[dict]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def materialize(changes: list[list]) -> Counter:
+    """Apply a changelog (op first) to an empty multiset; a retraction must match a row."""
+    table: Counter = Counter()
+    for op, *row in changes:
+        key = tuple(row)
+        if op in ("+I", "+U"):
+            table[key] += 1
+        else:
+            assert table[key] > 0, f"{op}{list(row)} retracts a row that is not there: {sorted(table)}"
+            table[key] -= 1
+            if not table[key]:
+                del table[key]
+    return table
+
+
+def run_both(spark, tmp_path: Path, ddl: str, query: str, lines_per_epoch: int = 7) -> tuple[list, Counter, Counter]:
+    """(changelog, materialized streaming result, batch result) of ``query``."""
+    from sqlengine.session import Session
+    out = {}
+    for mode in ("streaming", "batch"):
+        s = Session({"execution.runtime-mode": mode, "execution.checkpointing.dir": str(tmp_path / "ckpt"),
+                     "sqlengine.filesystem.max-lines-per-batch": str(lines_per_epoch)}, spark=spark)
+        for stmt in ddl.split(";"):
+            if stmt.strip():
+                s.execute_sql(stmt)
+        out[mode] = s.execute_sql(query).collect()
+    changes = out["streaming"]
+    return changes, materialize(changes), Counter(tuple(r) for r in out["batch"])

@@ -1,0 +1,90 @@
+"""Streaming aggregation in the epoch runtime over several epochs: the materialized
+changelog equals the batch result of the same SQL (and the expected rows)."""
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from tests.runtime.changelog_util import run_both, write_jsonl
+
+N = 60
+
+
+@pytest.fixture
+def bids(tmp_path):
+    rnd = random.Random(7)
+    rows = [{"bidtime": f"2024-01-01 10:{i // 6:02d}:{(i * 7) % 60:02d}.000", "bidder": rnd.randint(1, 6),
+             "price": rnd.randint(1, 50), "channel": rnd.choice(["a", "b", None])} for i in range(N)]
+    rows.sort(key=lambda r: r["bidtime"])
+    src = write_jsonl(tmp_path / "in" / "bids.jsonl", rows)
+    ddl = f"""CREATE TABLE bids (bidtime TIMESTAMP(3), bidder INT, price INT, channel STRING,
+      WATERMARK FOR bidtime AS bidtime - INTERVAL '1' SECOND)
+      WITH ('connector' = 'filesystem', 'path' = '{src}', 'format' = 'json')"""
+    return ddl, rows
+
+
+def test_group_by_over_group_by_histogram(spark, tmp_path, bids):
+    ddl, rows = bids
+    q = """SELECT cnt, COUNT(*) AS bidders FROM
+           (SELECT bidder, COUNT(*) AS cnt FROM bids GROUP BY bidder) GROUP BY cnt"""
+    changes, streamed, batch = run_both(spark, tmp_path, ddl, q)
+    expected = Counter(Counter(r["bidder"] for r in rows).values())
+    assert streamed == batch == Counter({(c, n): 1 for c, n in expected.items()})
+    assert {c[0] for c in changes} >= {"+I", "-U", "+U", "-D"}, "several epochs, a changing histogram"
+
+
+def test_min_max_distinct_filter_under_retraction(spark, tmp_path, bids):
+    ddl, _ = bids
+    q = """SELECT m, MIN(bidder) AS lo, MAX(bidder) AS hi, COUNT(DISTINCT bidder) AS n,
+                  COUNT(*) FILTER (WHERE m > 20) AS big, SUM(m) AS total, AVG(m) AS mean
+           FROM (SELECT bidder, MAX(price) AS m FROM bids GROUP BY bidder) GROUP BY m"""
+    changes, streamed, batch = run_both(spark, tmp_path, ddl, q)
+    assert streamed == batch
+    assert any(c[0] == "-D" for c in changes)
+
+
+def test_global_aggregate_and_distinct(spark, tmp_path, bids):
+    ddl, rows = bids
+    _, streamed, batch = run_both(spark, tmp_path, ddl, "SELECT COUNT(*), SUM(price), MAX(channel) FROM bids")
+    assert streamed == batch == Counter({(N, sum(r["price"] for r in rows), "b"): 1})
+    _, streamed, batch = run_both(spark, tmp_path, ddl, "SELECT DISTINCT channel FROM bids")
+    assert streamed == batch == Counter({("a",): 1, ("b",): 1, (None,): 1})
+
+
+@pytest.mark.parametrize("window", [
+    "TUMBLE(TABLE bids, DESCRIPTOR(bidtime), INTERVAL '2' MINUTE)",
+    "HOP(TABLE bids, DESCRIPTOR(bidtime), INTERVAL '1' MINUTE, INTERVAL '3' MINUTE)",
+    "CUMULATE(TABLE bids, DESCRIPTOR(bidtime), INTERVAL '1' MINUTE, INTERVAL '4' MINUTE)",
+])
+def test_window_aggregate_fires_once_per_window(spark, tmp_path, bids, window):
+    ddl, _ = bids
+    q = f"""SELECT window_start, window_end, channel, COUNT(*), SUM(price), COUNT(DISTINCT bidder),
+                   COUNT(*) FILTER (WHERE price > 25)
+            FROM TABLE({window}) GROUP BY window_start, window_end, channel"""
+    changes, streamed, batch = run_both(spark, tmp_path, ddl, q)
+    assert {c[0] for c in changes} == {"+I"}, "a window fires once, insert-only"
+    assert streamed == batch and len(batch) > 3
+
+
+def test_session_window_with_partition(spark, tmp_path, bids):
+    ddl, _ = bids
+    q = """SELECT window_start, window_end, bidder, COUNT(*) FROM
+           TABLE(SESSION(TABLE bids PARTITION BY bidder, DESCRIPTOR(bidtime), INTERVAL '50' SECOND))
+           GROUP BY window_start, window_end, bidder"""
+    changes, streamed, batch = run_both(spark, tmp_path, ddl, q)
+    assert {c[0] for c in changes} == {"+I"}
+    assert streamed == batch and len(batch) > 6
+
+
+def test_cascaded_windows_over_window_time(spark, tmp_path, bids):
+    ddl, rows = bids
+    ddl += """;CREATE VIEW per_minute AS SELECT window_time AS t, COUNT(*) AS c
+              FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(bidtime), INTERVAL '1' MINUTE))
+              GROUP BY window_start, window_end, window_time"""
+    q = """SELECT window_start, SUM(c) FROM TABLE(TUMBLE(TABLE per_minute, DESCRIPTOR(t), INTERVAL '5' MINUTE))
+           GROUP BY window_start, window_end"""
+    changes, streamed, batch = run_both(spark, tmp_path, ddl, q)
+    assert {c[0] for c in changes} == {"+I"}
+    assert streamed == batch and sum(v for (_, v) in streamed) == N
