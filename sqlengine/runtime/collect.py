@@ -35,7 +35,7 @@ def collect(session, plan: P.Node, stmt):
     from sqlengine.runtime.streaming.runner import start_epoch_query
     import tempfile
     query, _ = start_epoch_query(state, [optimize(plan)], [consume], tempfile.mkdtemp(prefix="sqlengine-select-"),
-                                 trigger_interval(state), "select")
+                                 "select")
     job = Job("select", [query])
     runner.wait(job, state)
     return TableResult("ROWS", ["op", *names], out, changelog=True, types=[None, *types])

@@ -149,7 +149,7 @@ class JobRunner:
             writers.append(writer)
             consumers.append(self._consumer(sink, writer, updating, holder))
         query, driver = start_epoch_query(
-            state, [p for _, p, _ in live], consumers, location, trigger_interval(state),
+            state, [p for _, p, _ in live], consumers, location,
             f"{live[0][0].table}-{live[0][2][:6]}" if len(live) == 1 else f"statement-set-{live[0][2][:6]}")
         holder["query_id"] = str(query.id)
         query._sqlengine_sinks = writers

@@ -51,7 +51,39 @@ def keyed_changes(old: DataFrame, new: DataFrame, nk: int, width: int) -> DataFr
     return j.select(F.explode(rows).alias("r")).select("r.*")
 
 
+MERGE = {"COUNT": F.sum, "SUM": F.sum, "MIN": F.min, "MAX": F.max}
+
+
+def mergeable(node: P.Aggregate, child: Lowered) -> bool:
+    """Over an insert-only input, COUNT/SUM/MIN/MAX results are their own accumulators."""
+    return not child.updating and bool(node.keys) and not node.grouping_sets and all(
+        a.name in MERGE and not a.distinct for a in node.aggs)
+
+
+def epoch_merge_aggregate(lw, node: P.Aggregate, child: Lowered) -> Lowered:
+    """The fast path: aggregate the epoch's rows per key, merge them into the emitted
+    results of the keys they touch (O(keys touched), no input kept in state)."""
+    ep = lw.ep
+    nk = len(node.keys)
+    part = ep.persist(lw.visit_Aggregate(node, Lowered(child.df)).df)
+    key_cols = fcols(nk)
+    touched = key_frame(part, key_cols)
+    outputs = ep.store.table(ep.ids[node], "output", part.schema)
+    previous = outputs.read(ep.epoch)
+    old = ep.persist(semi(previous, touched, key_cols))
+    merged = [MERGE[a.name](f"f{nk + j}").cast(part.schema[nk + j].dataType).alias(f"f{nk + j}")
+              for j, a in enumerate(node.aggs)]
+    new = ep.persist(old.unionByName(part).groupBy(*key_cols).agg(*merged) if merged
+                     else old.unionByName(part).distinct())
+    changes = ep.persist(keyed_changes(old, new, nk, len(node.schema)))
+    changes.count()
+    outputs.write(ep.epoch, anti(previous, touched, key_cols).unionByName(new), snapshot=True)
+    return Lowered(changes, False, True)
+
+
 def epoch_group_aggregate(lw, node: P.Aggregate, child: Lowered) -> Lowered:
+    if mergeable(node, child):
+        return epoch_merge_aggregate(lw, node, child)
     ep = lw.ep
     oid = ep.ids[node]
     width = len(node.input.schema)

@@ -46,8 +46,7 @@ def tagged_sources(frames: list[DataFrame]) -> DataFrame:
 
 
 def start_epoch_query(state: LowerState, roots: list[P.Node],
-                      consumers: list[Callable[[Lowered, int], None]], checkpoint: str,
-                      trigger: str, name: str):
+                      consumers: list[Callable[[Lowered, int], None]], checkpoint: str, name: str):
     """Start the job's one streaming query; returns (query, driver)."""
     nodes = distinct_scans(roots)
     frames = []
@@ -61,6 +60,8 @@ def start_epoch_query(state: LowerState, roots: list[P.Node],
     driver = EpochDriver(state, roots, Scans(nodes, [len(n.fields) for n in nodes]),
                          StateStore(state.spark, os.path.join(checkpoint, "state")), consumers)
     driver.bounded = all(s.end_check is not None for s in state.scans)
+    from sqlengine.runtime.job import trigger_interval
+    trigger = trigger_interval(state)  # after the scans: a throttled source asks for one
     query = (tagged_sources(frames).writeStream.foreachBatch(driver)
              .option("checkpointLocation", checkpoint).queryName(name)
              .trigger(processingTime=trigger).outputMode("append").start())
