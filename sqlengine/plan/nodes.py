@@ -261,6 +261,10 @@ class Aggregate(Unary):
     def schema(self):
         ins = self.input.schema
         keys = tuple(ins[k] for k in self.keys)
+        if self.grouping_sets is not None:  # a key outside some set is NULL in that set's rows
+            keys = tuple(Field(f.name, f.type.with_nullable(True).with_time_attr(None))
+                         if any(k not in s for s in self.grouping_sets) else f
+                         for k, f in zip(self.keys, keys))
         return keys + tuple(Field(n, a.type) for n, a in zip(self.agg_names, self.aggs))
 
     def explain(self) -> str:

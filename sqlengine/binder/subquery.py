@@ -1,0 +1,188 @@
+"""Subqueries as joins: IN / EXISTS (SEMI), NOT IN / NOT EXISTS (ANTI), scalar subqueries
+(a LEFT join with a one-row result), and INTERSECT / EXCEPT.
+
+An IN/EXISTS predicate must be a conjunct of WHERE (as in Flink, where the others
+fail to decorrelate). ``x NOT IN (SELECT y ...)`` keeps SQL's three-valued logic: the
+anti-join condition is ``x = y OR x IS NULL OR y IS NULL``, so a NULL on either side
+removes the row unless the subquery is empty.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Optional
+
+from sqlglot import exp
+
+from sqlengine import types as T
+from sqlengine.binder import joins as J
+from sqlengine.binder.expressions import ExprBinder, Scope
+from sqlengine.errors import SqlEngineError, UnsupportedError, ValidationError
+from sqlengine.plan import nodes as P
+
+
+def _bool(name: str, *args: P.Expr) -> P.Expr:
+    return P.Call(T.BOOLEAN(), name, tuple(args))
+
+
+def shift_from(e: P.Expr, start: int, by: int) -> P.Expr:
+    """Shift the references at or after ``start`` by ``by``."""
+    if isinstance(e, P.ColRef):
+        return replace(e, index=e.index + by) if e.index >= start else e
+    if isinstance(e, P.Call):
+        return replace(e, args=tuple(shift_from(a, start, by) for a in e.args))
+    if isinstance(e, P.Cast):
+        return replace(e, arg=shift_from(e.arg, start, by))
+    return e
+
+
+def _top_conjuncts(where: Optional[exp.Expression]) -> list[exp.Expression]:
+    if where is None:
+        return []
+    while isinstance(where, exp.Paren):
+        where = where.this
+    if isinstance(where, exp.And):
+        return _top_conjuncts(where.this) + _top_conjuncts(where.expression)
+    return [where]
+
+
+class SubqueryBinder:
+    """Collects the joins that the subqueries of one WHERE clause turn into."""
+
+    def __init__(self, qb, rel, where: Optional[exp.Expression]):
+        self.qb = qb
+        self.width = len(rel.node.schema)
+        self.rel = rel
+        self.allowed = set()
+        for c in _top_conjuncts(where):
+            self.allowed.add(id(c))
+            if isinstance(c, exp.Not):
+                self.allowed.add(id(c.this))
+        self.semis: list[tuple[str, P.Node, Optional[P.Expr]]] = []  # right at offset self.width
+        self.scalars: list[P.Node] = []
+
+    def bind(self, node: exp.Expression, negate: bool) -> P.Expr:
+        if isinstance(node, exp.Subquery):
+            return self.scalar(node)
+        if id(node) not in self.allowed:
+            raise UnsupportedError("IN / EXISTS subqueries are supported only as conditions of WHERE "
+                                   "combined with AND", self.qb.span(node))
+        if isinstance(node, exp.In):
+            self.bind_in(node, negate)
+        else:
+            self.bind_exists(node, negate)
+        return P.Lit(T.BOOLEAN(False), True)
+
+    def bind_in(self, node: exp.In, negate: bool) -> None:
+        query = node.args["query"]
+        sub = self.qb.bind_query(query.this if isinstance(query, exp.Subquery) else query)
+        lhs = node.this.expressions if isinstance(node.this, exp.Tuple) else [node.this]
+        if len(sub.schema) != len(lhs):
+            raise ValidationError("Values passed to IN operator must have the same number of columns as "
+                                  f"the subquery ({len(lhs)} vs {len(sub.schema)})", self.qb.span(node))
+        scope = self.rel.scope(self.qb.source)
+        parts = []
+        for i, e in enumerate(lhs):
+            left = ExprBinder(scope).bind(e)
+            f = sub.schema[i]
+            right = P.ColRef(f.type, self.width + i, f.name)
+            eq = _bool("=", left, right)
+            if negate:
+                eq = _bool("OR", _bool("OR", eq, _bool("IS NULL", left)), _bool("IS NULL", right))
+            parts.append(eq)
+        self.semis.append(("ANTI" if negate else "SEMI", sub, J.conjoin(parts)))
+
+    def bind_exists(self, node: exp.Exists, negate: bool) -> None:
+        query = node.this
+        while isinstance(query, exp.Subquery):
+            query = query.this
+        kind = "ANTI" if negate else "SEMI"
+        try:  # uncorrelated
+            sub = self.qb.bind_query(query)
+            self.semis.append((kind, sub, None))
+            return
+        except ValidationError:
+            pass
+        if not isinstance(query, exp.Select) or any(query.args.get(k) for k in ("group", "having", "limit")):
+            raise UnsupportedError("Correlated EXISTS subqueries with GROUP BY, HAVING or LIMIT are not "
+                                   "supported", self.qb.span(node))
+        inner = query.copy()
+        where = inner.args.get("where")
+        inner.set("where", None)
+        inner.set("expressions", [exp.Star()])
+        from sqlengine.binder.query import Relation
+        from_ = inner.args.get("from_")
+        irel = self.qb.bind_from(from_.this)
+        for j in inner.args.get("joins") or []:
+            irel = J.bind_join(self.qb, irel, j)
+        local, corr = [], []
+        outer = self.rel.scope(self.qb.source)
+        for c in _top_conjuncts(where.this if where is not None else None):
+            try:
+                local.append(ExprBinder(irel.scope(self.qb.source)).bind(c))
+                continue
+            except ValidationError:
+                pass
+            cols = [replace(sc, index=sc.index + self.width) for sc in irel.scope("").columns]
+            both = Scope(outer.columns + cols, self.qb.source)
+            corr.append(ExprBinder(both).bind(c))
+        right = irel.node
+        if local:
+            right = P.Calc(right, tuple(P.ColRef(f.type, i, f.name) for i, f in enumerate(right.schema)),
+                           tuple(right.names()), J.conjoin(local))
+        self.semis.append((kind, right, J.conjoin(corr)))
+
+    def scalar(self, node: exp.Subquery) -> P.Expr:
+        sub = self.qb.bind_query(node.this)
+        if len(sub.schema) != 1:
+            raise ValidationError("A scalar subquery must return exactly one column", self.qb.span(node))
+        pos = self.width + sum(len(s.schema) for s in self.scalars)
+        self.scalars.append(sub)
+        f = sub.schema[0]
+        return P.ColRef(f.type.with_nullable(True), pos, f.name)
+
+    def apply(self, rel):
+        """Append the scalar joins (hidden columns), then the SEMI/ANTI joins."""
+        from sqlengine.binder.query import Relation
+        node, quals, hidden = rel.node, list(rel.qualifiers), set(rel.hidden)
+        for sub in self.scalars:
+            hidden |= set(range(len(node.schema), len(node.schema) + len(sub.schema)))
+            node = P.Join(node, sub, "LEFT", None)
+            quals += [None] * len(sub.schema)
+        delta = len(node.schema) - self.width
+        for kind, sub, cond in self.semis:
+            if cond is not None and delta:
+                cond = shift_from(cond, self.width, delta)
+            join = P.Join(node, sub, kind, cond)
+            node = J.classify(self.qb, join)
+        return Relation(node, quals, hidden)
+
+
+def scalar_hook(qb, holder: list):
+    """Scalar subqueries in a SELECT list: each one LEFT-joins its one-row result."""
+    def bind(node: exp.Expression, negate: bool) -> P.Expr:
+        if not isinstance(node, exp.Subquery):
+            raise UnsupportedError("IN / EXISTS subqueries are supported only in WHERE", qb.span(node))
+        sub = qb.bind_query(node.this)
+        if len(sub.schema) != 1:
+            raise ValidationError("A scalar subquery must return exactly one column", qb.span(node))
+        pos = len(holder[0].schema)
+        holder[0] = P.Join(holder[0], sub, "LEFT", None)
+        f = sub.schema[0]
+        return P.ColRef(f.type.with_nullable(True), pos, f.name)
+    return bind
+
+
+def bind_set_operation(qb, node: exp.Expression) -> P.Node:
+    """``INTERSECT`` = DISTINCT over a SEMI join on all columns (NULLs equal), ``EXCEPT``
+    the ANTI join; the ALL forms are not supported."""
+    name = "INTERSECT" if isinstance(node, exp.Intersect) else "EXCEPT"
+    if node.args.get("distinct") is False:
+        raise UnsupportedError(f"{name} ALL is not supported", qb.span(node))
+    left, right = qb.bind_query(node.this), qb.bind_query(node.expression)
+    if len(left.schema) != len(right.schema):
+        raise ValidationError(f"Column count mismatch in {name}", qb.span(node))
+    n = len(left.schema)
+    parts = [_bool("IS NOT DISTINCT FROM", P.ColRef(f.type, i, f.name),
+                   P.ColRef(g.type, n + i, g.name)) for i, (f, g) in enumerate(zip(left.schema, right.schema))]
+    join = P.Join(left, right, "SEMI" if name == "INTERSECT" else "ANTI", J.conjoin(parts))
+    return P.Aggregate(join, tuple(range(n)), (), ())
