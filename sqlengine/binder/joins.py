@@ -19,9 +19,7 @@ from sqlengine import types as T
 from sqlengine.binder.expressions import ExprBinder
 from sqlengine.errors import UnsupportedError, ValidationError
 from sqlengine.plan import nodes as P
-
-WINDOW_PROPS = ("window_start", "window_end", "window_time")
-
+from sqlengine.plan.lineage import WINDOW_PROPS, window_prop
 
 # -- expression helpers --------------------------------------------------------------------
 def conjuncts(e: Optional[P.Expr]) -> list[P.Expr]:
@@ -52,27 +50,6 @@ def shift(e: P.Expr, by: int) -> P.Expr:
 
 def is_true(e: Optional[P.Expr]) -> bool:
     return isinstance(e, P.Lit) and e.value is True
-
-
-# -- lineage -------------------------------------------------------------------------------
-def window_prop(node: P.Node, idx: int) -> Optional[str]:
-    """``window_start``/``window_end``/``window_time`` when column ``idx`` of ``node`` is that
-    property of a window TVF or window aggregate below (through projections)."""
-    if isinstance(node, P.WindowTableFunction):
-        n = len(node.input.schema)
-        return WINDOW_PROPS[idx - n] if idx >= n else window_prop(node.input, idx)
-    if isinstance(node, P.WindowAggregate):
-        nk = len(node.keys)
-        return node.props[idx - nk] if nk <= idx < nk + len(node.props) else None
-    if isinstance(node, P.Calc):
-        e = node.projections[idx]
-        return window_prop(node.input, e.index) if isinstance(e, P.ColRef) else None
-    if isinstance(node, (P.Over, P.Rank, P.Unnest, P.WatermarkAssigner, P.Sort)):
-        return window_prop(node.input, idx) if idx < len(node.input.schema) else None
-    if isinstance(node, P.Join):
-        nl = len(node.left.schema)
-        return window_prop(node.left, idx) if idx < nl else window_prop(node.right, idx - nl)
-    return None
 
 
 # -- binding the FROM clause ----------------------------------------------------------------
@@ -150,8 +127,7 @@ def bind_using(qb, left, right, jkind: str, j: exp.Join):
     quals = [None] * len(pairs) + left.qualifiers + right.qualifiers
     hidden = {len(pairs) + l for l, _ in pairs} | {len(pairs) + nl + r for _, r in pairs} | \
         {len(pairs) + h for h in left.hidden} | {len(pairs) + nl + h for h in right.hidden}
-    from sqlengine.binder.query import _dedupe
-    return Relation(P.Calc(join, tuple(projs), tuple(_dedupe(list(out_names)))), quals, hidden)
+    return Relation(P.Calc(join, tuple(projs), out_names), quals, hidden)
 
 
 # -- WHERE pushdown and classification ----------------------------------------------------

@@ -17,7 +17,21 @@ def updating_node(node: P.Node, streaming: bool):
         return node
     if isinstance(node, P.Sort) and node.limit is not None and node.keys:
         return node
+    # A regular outer join retracts its NULL-padded rows; inner/semi/anti joins, interval,
+    # window and temporal joins, OVER and UNNEST are insert-only over insert-only inputs.
+    if type(node) is P.Join and node.kind in ("LEFT", "RIGHT", "FULL"):
+        return node
+    if isinstance(node, P.Rank) and not is_window_rank(node):
+        return node
     return None
+
+
+def is_window_rank(node: P.Rank) -> bool:
+    """Window Top-N / dedup: partitioned by window_start and window_end of a window TVF or
+    window aggregate, so each window's result is final when the watermark passes it."""
+    from sqlengine.plan.lineage import window_prop
+    props = {window_prop(node.input, k) for k in node.partition_keys}
+    return {"window_start", "window_end"} <= props
 
 
 def changelog_mode(node: P.Node, streaming: bool) -> str:
