@@ -112,7 +112,7 @@ def bind_using(qb, left, right, jkind: str, j: exp.Join):
     sch = join.schema
     eqs = [P.Call(T.BOOLEAN(), "=", (P.ColRef(sch[l].type, l, sch[l].name),
                                      P.ColRef(sch[nl + r].type, nl + r, sch[nl + r].name))) for l, r in pairs]
-    join = P.Join(left.node, right.node, jkind, conjoin(eqs))
+    join = classify(qb, P.Join(left.node, right.node, jkind, conjoin(eqs)))
     projs: list[P.Expr] = []
     for l, r in pairs:
         lref = P.ColRef(sch[l].type, l, sch[l].name)

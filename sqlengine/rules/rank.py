@@ -102,3 +102,16 @@ def _and(parts: list[P.Expr]) -> Optional[P.Expr]:
     for p in parts:
         out = p if out is None else P.Call(p.type, "AND", (out, p))
     return out
+
+
+def rank_prune(node: P.Node) -> Optional[P.Node]:
+    """Calc over Rank that does not read the rank column: the Rank stops outputting it
+    (Flink's Deduplicate / Top-N without rank number)."""
+    if not (isinstance(node, P.Calc) and isinstance(node.input, P.Rank) and node.input.output_rank):
+        return None
+    pos = len(node.input.input.schema)
+    used = set().union(*(P.refs(e) for e in node.projections), P.refs(node.condition) if node.condition else set())
+    if pos in used:
+        return None
+    from dataclasses import replace
+    return replace(node, input=replace(node.input, output_rank=False))
