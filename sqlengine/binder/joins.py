@@ -181,7 +181,13 @@ def _strip(e: P.Expr) -> P.Expr:
     return e
 
 
-def classify(qb, join: P.Join) -> P.Join:
+def classify(qb, join: P.Join) -> P.Node:
+    """The join's kind (regular / window / interval) and its equi keys. Equalities of
+    expressions (``mod(l.a, 10) = r.k``) get their operands computed by a Calc below the
+    join (as Flink does), a Calc above removes them again."""
+    computed = _compute_key_expressions(qb, join)
+    if computed is not None:
+        return computed
     nl = len(join.left.schema)
     width = nl + len(join.right.schema)
     pairs = equi_pairs(join.condition, nl, width)
@@ -193,6 +199,71 @@ def classify(qb, join: P.Join) -> P.Join:
         if interval is not None:
             return interval
     return replace(join, left_keys=tuple(p[0] for p in pairs), right_keys=tuple(p[1] for p in pairs))
+
+
+def _remap(e: P.Expr, nl: int, by: int) -> P.Expr:
+    if isinstance(e, P.ColRef):
+        return replace(e, index=e.index + by) if e.index >= nl else e
+    if isinstance(e, P.Call):
+        return replace(e, args=tuple(_remap(a, nl, by) for a in e.args))
+    if isinstance(e, P.Cast):
+        return replace(e, arg=_remap(e.arg, nl, by))
+    return e
+
+
+def _compute_key_expressions(qb, join: P.Join) -> Optional[P.Node]:
+    nl, nr = len(join.left.schema), len(join.right.schema)
+    lx: list[P.Expr] = []
+    rx: list[P.Expr] = []
+    found = []  # (conjunct, left expr, right expr over right.schema)
+    for c in conjuncts(join.condition):
+        if not (isinstance(c, P.Call) and c.name == "=" and len(c.args) == 2):
+            continue
+        a, b = c.args
+        if isinstance(_strip(a), P.ColRef) and isinstance(_strip(b), P.ColRef):
+            continue
+        ra, rb = P.refs(a), P.refs(b)
+        if not ra or not rb:
+            continue
+        if max(ra) < nl <= min(rb):
+            found.append((c, a, shift(b, -nl)))
+        elif max(rb) < nl <= min(ra):
+            found.append((c, b, shift(a, -nl)))
+    if not found:
+        return None
+    for _, le, re_ in found:
+        if not isinstance(le, P.ColRef) and le not in lx:
+            lx.append(le)
+        if not isinstance(re_, P.ColRef) and re_ not in rx:
+            rx.append(re_)
+    left = _extend(join.left, lx)
+    right = _extend(join.right, rx)
+    nl2 = len(left.schema)
+    by = len(lx)
+
+    def key_ref(e: P.Expr, node: P.Node, extra: list, base: int, offset: int) -> P.ColRef:
+        i = e.index if isinstance(e, P.ColRef) else base + extra.index(e)
+        return P.ColRef(node.schema[i].type, offset + i, node.schema[i].name)
+    parts = []
+    for c in conjuncts(join.condition):
+        hit = next((f for f in found if f[0] is c), None)
+        if hit is None:
+            parts.append(_remap(c, nl, by))
+        else:
+            parts.append(replace(c, args=(key_ref(hit[1], left, lx, nl, 0), key_ref(hit[2], right, rx, nr, nl2))))
+    inner = classify(qb, replace(join, left=left, right=right, condition=conjoin(parts)))
+    keep = list(range(nl)) + ([] if join.kind in ("SEMI", "ANTI") else [nl2 + j for j in range(nr)])
+    sch = inner.schema
+    return P.Calc(inner, tuple(P.ColRef(sch[i].type, i, sch[i].name) for i in keep),
+                  tuple(sch[i].name for i in keep))
+
+
+def _extend(node: P.Node, extra: list[P.Expr]) -> P.Node:
+    if not extra:
+        return node
+    n = len(node.schema)
+    projs = tuple(P.ColRef(f.type, i, f.name) for i, f in enumerate(node.schema)) + tuple(extra)
+    return P.Calc(node, projs, tuple(node.names()) + tuple(f"$f{n + i}" for i in range(len(extra))))
 
 
 def _window_join(join: P.Join, pairs, nl: int) -> Optional[P.Join]:

@@ -125,6 +125,8 @@ class QueryBinder:
     def bind_from(self, node: exp.Expression) -> Relation:
         if isinstance(node, exp.Table):
             return self.bind_table(node)
+        if isinstance(node, exp.Subquery) and isinstance(node.this, exp.Table) and node.this.args.get("joins"):
+            return self.bind_nested_join(node.this)
         if isinstance(node, exp.Subquery):
             inner = node.this
             alias = node.alias or None
@@ -140,6 +142,16 @@ class QueryBinder:
         if isinstance(node, dn.WindowTVF):
             return self.bind_window_tvf(node)
         raise UnsupportedError(f"Unsupported FROM item: {node.sql()[:60]}", self.span(node))
+
+    def bind_nested_join(self, table: exp.Table) -> Relation:
+        """``a JOIN (b JOIN c ON ..) ON ..``: the parenthesized joins keep their qualifiers."""
+        from sqlengine.binder import joins as J
+        base = table.copy()
+        base.set("joins", None)
+        rel = self.bind_from(base)
+        for j in table.args["joins"]:
+            rel = J.bind_join(self, rel, j)
+        return Relation(J.finalize_joins(self, rel.node), rel.qualifiers, rel.hidden)
 
     def rename(self, plan: P.Node, alias: Optional[exp.TableAlias]) -> P.Node:
         cols = [c.name for c in alias.columns] if alias is not None and alias.columns else []
@@ -329,7 +341,7 @@ class QueryBinder:
         scope = rel.scope(self.source)
         scope.replacements = list(replacements)
         holder = [rel.node]
-        scope.on_subquery = scalar_hook(self, holder)
+        scope.on_subquery = scalar_hook(self, holder, rel.scope(self.source))
         binder = ExprBinder(scope)
         projs, names = [], []
         for i, item in enumerate(node.expressions):

@@ -58,7 +58,7 @@ class SubqueryBinder:
             if isinstance(c, exp.Not):
                 self.allowed.add(id(c.this))
         self.semis: list[tuple[str, P.Node, Optional[P.Expr]]] = []  # right at offset self.width
-        self.scalars: list[P.Node] = []
+        self.scalars: list[tuple[P.Node, Optional[P.Expr]]] = []
 
     def bind(self, node: exp.Expression, negate: bool) -> P.Expr:
         if isinstance(node, exp.Subquery):
@@ -132,21 +132,18 @@ class SubqueryBinder:
         self.semis.append((kind, right, J.conjoin(corr)))
 
     def scalar(self, node: exp.Subquery) -> P.Expr:
-        sub = self.qb.bind_query(node.this)
-        if len(sub.schema) != 1:
-            raise ValidationError("A scalar subquery must return exactly one column", self.qb.span(node))
-        pos = self.width + sum(len(s.schema) for s in self.scalars)
-        self.scalars.append(sub)
-        f = sub.schema[0]
-        return P.ColRef(f.type.with_nullable(True), pos, f.name)
+        pos = self.width + sum(len(sub.schema) for sub, _ in self.scalars)
+        sub, cond, value = bind_scalar(self.qb, self.rel.scope(self.qb.source), node, pos)
+        self.scalars.append((sub, cond))
+        return value
 
     def apply(self, rel):
         """Append the scalar joins (hidden columns), then the SEMI/ANTI joins."""
         from sqlengine.binder.query import Relation
         node, quals, hidden = rel.node, list(rel.qualifiers), set(rel.hidden)
-        for sub in self.scalars:
+        for sub, cond in self.scalars:
             hidden |= set(range(len(node.schema), len(node.schema) + len(sub.schema)))
-            node = P.Join(node, sub, "LEFT", None)
+            node = J.classify(self.qb, P.Join(node, sub, "LEFT", cond))
             quals += [None] * len(sub.schema)
         delta = len(node.schema) - self.width
         for kind, sub, cond in self.semis:
@@ -157,19 +154,78 @@ class SubqueryBinder:
         return Relation(node, quals, hidden)
 
 
-def scalar_hook(qb, holder: list):
+def scalar_hook(qb, holder: list, scope: Scope):
     """Scalar subqueries in a SELECT list: each one LEFT-joins its one-row result."""
     def bind(node: exp.Expression, negate: bool) -> P.Expr:
         if not isinstance(node, exp.Subquery):
             raise UnsupportedError("IN / EXISTS subqueries are supported only in WHERE", qb.span(node))
+        sub, cond, value = bind_scalar(qb, scope, node, len(holder[0].schema))
+        holder[0] = J.classify(qb, P.Join(holder[0], sub, "LEFT", cond))
+        return value
+    return bind
+
+
+def bind_scalar(qb, outer: Scope, node: exp.Subquery, pos: int):
+    """(plan, join condition, value) of a scalar subquery whose columns start at ``pos``.
+
+    Uncorrelated: the one-row result, joined without condition. Correlated by
+    equalities (``WHERE inner.k = outer.k``) with an aggregate select: grouped by the
+    inner keys and LEFT-joined on them (COUNT of no rows is 0, not NULL)."""
+    try:
         sub = qb.bind_query(node.this)
         if len(sub.schema) != 1:
             raise ValidationError("A scalar subquery must return exactly one column", qb.span(node))
-        pos = len(holder[0].schema)
-        holder[0] = P.Join(holder[0], sub, "LEFT", None)
         f = sub.schema[0]
-        return P.ColRef(f.type.with_nullable(True), pos, f.name)
-    return bind
+        return sub, None, P.ColRef(f.type.with_nullable(True), pos, f.name)
+    except ValidationError as err:
+        decorrelated = _decorrelate(qb, outer, node.this, pos)
+        if decorrelated is None:
+            raise err
+        return decorrelated
+
+
+def _decorrelate(qb, outer: Scope, q: exp.Expression, pos: int):
+    from sqlengine.binder.aggregate import needs_aggregation
+    if not isinstance(q, exp.Select) or len(q.expressions) != 1 or q.args.get("group") \
+            or q.args.get("limit") or not needs_aggregation(qb, q) or q.args.get("where") is None:
+        return None
+    from_ = q.args.get("from_")
+    irel = qb.bind_from(from_.this)
+    for j in q.args.get("joins") or []:
+        irel = J.bind_join(qb, irel, j)
+    inner = ExprBinder(irel.scope(qb.source))
+    local, corr = [], []
+    for c in _top_conjuncts(q.args["where"].this):
+        try:
+            inner.bind(c)
+            local.append(c)
+            continue
+        except ValidationError:
+            pass
+        if not isinstance(c, exp.EQ):
+            return None
+        for a, b in ((c.this, c.expression), (c.expression, c.this)):
+            try:
+                inner.bind(a)
+                corr.append((a, ExprBinder(outer).bind(b)))
+                break
+            except ValidationError:
+                continue
+        else:
+            return None
+    new = q.copy()
+    new.set("where", exp.Where(this=exp.and_(*[x.copy() for x in local])) if local else None)
+    new.set("expressions", [q.expressions[0].copy()] + [a.copy() for a, _ in corr])
+    new.set("group", exp.Group(expressions=[a.copy() for a, _ in corr]))
+    sub = qb.bind_query(new)
+    sch = sub.schema
+    cond = J.conjoin([_bool("=", o, P.ColRef(sch[1 + i].type, pos + 1 + i, sch[1 + i].name))
+                      for i, (_, o) in enumerate(corr)])
+    value: P.Expr = P.ColRef(sch[0].type.with_nullable(True), pos, sch[0].name)
+    item = q.expressions[0].this if isinstance(q.expressions[0], exp.Alias) else q.expressions[0]
+    if isinstance(item, exp.Count):
+        value = P.Call(sch[0].type.with_nullable(False), "COALESCE", (value, P.Lit(sch[0].type.with_nullable(False), 0)))
+    return sub, cond, value
 
 
 def bind_set_operation(qb, node: exp.Expression) -> P.Node:

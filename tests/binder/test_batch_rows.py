@@ -43,6 +43,8 @@ CASES = [
     ("SELECT a.id, b.tag, c.name FROM l a JOIN r b ON a.id = b.id JOIN l c ON c.id = b.id",
      [(1, "x", "a"), (2, "y", "b"), (2, "z", "b")]),
     ("SELECT l.*, r.tag FROM l JOIN r ON l.id = r.id", [(1, "a", 10, "x"), (2, "b", 20, "y"), (2, "b", 20, "z")]),
+    ("SELECT l.id, r.tag FROM l LEFT JOIN r ON l.id * 2 = r.id * 2",
+     [(1, "x"), (2, "y"), (2, "z"), (3, None), (4, None)]),
     ("SELECT t.id FROM (SELECT id FROM l) t JOIN (SELECT id FROM r) u ON t.id = u.id", [(1,), (2,), (2,)]),
     # subqueries
     ("SELECT id FROM l WHERE id IN (SELECT id FROM r)", [(1,), (2,)]),
@@ -52,6 +54,9 @@ CASES = [
     ("SELECT id FROM l WHERE NOT EXISTS (SELECT * FROM r WHERE r.id = l.id)", [(3,), (4,)]),
     ("SELECT id, v FROM l WHERE v > (SELECT AVG(v) FROM l)", [(3, 30), (4, 40)]),
     ("SELECT id, (SELECT MAX(v) FROM r) AS m FROM l WHERE id < 3", [(1, 50), (2, 50)]),
+    ("SELECT id, v FROM r WHERE v >= (SELECT MAX(v) FROM r r2 WHERE r2.id = r.id)", [(1, 5), (2, 25), (5, 50)]),
+    ("SELECT id, (SELECT COUNT(*) FROM r WHERE r.id = l.id) AS c FROM l", [(1, 1), (2, 2), (3, 0), (4, 0)]),
+    ("SELECT * FROM l JOIN (r JOIN n ON r.id = n.id) ON l.id = r.id", [(1, "a", 10, 1, "x", 5, 1)]),
     # CTEs, set operations
     ("WITH a AS (SELECT id, v FROM l WHERE v > 10), b AS (SELECT id FROM a WHERE v < 40) SELECT * FROM b",
      [(2,), (3,)]),

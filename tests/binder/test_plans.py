@@ -289,3 +289,11 @@ def test_unnest_forms(st):
 def test_select_distinct_is_an_aggregate(st):
     agg = one(bind(st, "SELECT DISTINCT cur FROM orders"), P.Aggregate)
     assert agg.keys == (0,) and agg.aggs == ()
+
+
+def test_expression_equality_becomes_computed_keys(st):
+    plan = bind(st, "SELECT o.id, p.name FROM orders o JOIN plain p ON MOD(o.amount, 10) = p.id + 1", False)
+    j = one(plan, P.Join)
+    assert j.left_keys == (4,) and j.right_keys == (5,)
+    assert [type(j.left).__name__, type(j.right).__name__] == ["Calc", "Calc"]
+    assert plan.names() == ["id", "name"]
