@@ -94,6 +94,8 @@ def bind_over(qb, select: exp.Select, rel):
         raise UnsupportedError("Over Agg: Unsupported use of OVER windows. All aggregates must be computed "
                                "on the same window. please re-check the over window statement.",
                                qb.span(select))
+    aliases = {id(item.this): item.alias for item in select.expressions
+               if isinstance(item, exp.Alias) and isinstance(item.this, exp.Window)}
     replacements = []
     node = base
     for (part, order), calls in groups.items():
@@ -102,7 +104,8 @@ def bind_over(qb, select: exp.Select, rel):
             if c not in uniq:
                 uniq.append(c)
         start = len(node.schema)
-        names = tuple(f"w{len(replacements) + i}$o{i}" for i in range(len(uniq)))
+        names = tuple(next((aliases[id(w)] for w, c2 in calls if c2 == c and id(w) in aliases),
+                           f"w{len(replacements)}$o{i}") for i, c in enumerate(uniq))
         node = P.Over(node, part, order, tuple(uniq), names)
         for w, c in calls:
             replacements.append((w, P.ColRef(c.type, start + uniq.index(c), names[uniq.index(c)])))
