@@ -191,10 +191,11 @@ def classify(qb, join: P.Join) -> P.Node:
     nl = len(join.left.schema)
     width = nl + len(join.right.schema)
     pairs = equi_pairs(join.condition, nl, width)
-    if qb.streaming and join.kind in ("INNER", "LEFT", "RIGHT", "FULL"):
+    if qb.streaming:
         win = _window_join(join, pairs, nl)
         if win is not None:
             return win
+    if qb.streaming and join.kind in ("INNER", "LEFT", "RIGHT", "FULL"):
         interval = _interval_join(join, pairs, nl, width)
         if interval is not None:
             return interval
@@ -363,6 +364,9 @@ def bind_temporal(qb, left, j: exp.Join, jkind: str):
     right = qb.bind_from(plain)
     parts = [p.name for p in plain.parts]
     obj = qb.catalogs.get_table(qb.catalogs.qualify(parts)) if not qb.is_cte(parts) else None
+    proctime = time_ref.type.time_attr == "PROCTIME"
+    if proctime:  # a lookup join: the equi keys, no primary key needed
+        return _lookup_join(qb, left, right, j, jkind, time_ref)
     if obj is None or isinstance(obj, CatalogView) or not obj.schema.primary_key:
         raise ValidationError(
             "Temporal Table Join requires primary key in versioned table, but no primary key can be "
@@ -380,17 +384,28 @@ def bind_temporal(qb, left, j: exp.Join, jkind: str):
         raise ValidationError(
             "Temporal table join requires an equality condition on fields of table "
             f"[{qb.catalogs.qualify(parts)}].", qb.span(on))
-    proctime = time_ref.type.time_attr == "PROCTIME"
-    right_time = -1
-    if not proctime:
-        wms = [w.column.lower() for w in obj.schema.watermarks]
-        if not wms:
-            raise ValidationError(
-                f"Event-Time Temporal Table Join requires both primary key and row time attribute in "
-                f"versioned table, but no row time attribute can be found.", qb.span(item))
-        right_time = rnames.index(wms[0])
+    wms = [w.column.lower() for w in obj.schema.watermarks]
+    if not wms:
+        raise ValidationError(
+            "Event-Time Temporal Table Join requires both primary key and row time attribute in "
+            "versioned table, but no row time attribute can be found.", qb.span(item))
+    right_time = rnames.index(wms[0])
     node = P.TemporalJoin(left.node, right.node, jkind, cond, tuple(p[0] for p in pairs),
                           tuple(p[1] for p in pairs), left_time=time_ref.index, right_time=right_time)
+    return Relation(node, quals, set(left.hidden))
+
+
+def _lookup_join(qb, left, right, j: exp.Join, jkind: str, time_ref: P.ColRef):
+    from sqlengine.binder.query import Relation
+    quals = left.qualifiers + right.qualifiers
+    nl = len(left.node.schema)
+    cond = _bind_condition(qb, Relation(P.Join(left.node, right.node, jkind, None), quals), j.args["on"])
+    pairs = equi_pairs(cond, nl, nl + len(right.node.schema))
+    if not pairs:
+        raise ValidationError("Temporal table join requires an equality condition on fields of the "
+                              "lookup table.", qb.span(j))
+    node = P.TemporalJoin(left.node, right.node, jkind, cond, tuple(p[0] for p in pairs),
+                          tuple(p[1] for p in pairs), left_time=time_ref.index, right_time=-1)
     return Relation(node, quals, set(left.hidden))
 
 

@@ -74,22 +74,32 @@ class SubqueryBinder:
 
     def bind_in(self, node: exp.In, negate: bool) -> None:
         query = node.args["query"]
-        sub = self.qb.bind_query(query.this if isinstance(query, exp.Subquery) else query)
+        query = query.this if isinstance(query, exp.Subquery) else query
+        corr: Optional[P.Expr] = None
+        try:
+            sub = self.qb.bind_query(query)
+            items: list[P.Expr] = [P.ColRef(f.type, self.width + i, f.name) for i, f in enumerate(sub.schema)]
+        except ValidationError as err:  # correlated: WHERE refers to the outer query
+            found = self.correlated(query, node)
+            if found is None:
+                raise err
+            sub, corr, irel = found
+            binder = ExprBinder(irel.scope(self.qb.source))
+            items = [J.shift(binder.bind(e.this if isinstance(e, exp.Alias) else e), self.width)
+                     for e in query.expressions]
         lhs = node.this.expressions if isinstance(node.this, exp.Tuple) else [node.this]
-        if len(sub.schema) != len(lhs):
+        if len(items) != len(lhs):
             raise ValidationError("Values passed to IN operator must have the same number of columns as "
-                                  f"the subquery ({len(lhs)} vs {len(sub.schema)})", self.qb.span(node))
+                                  f"the subquery ({len(lhs)} vs {len(items)})", self.qb.span(node))
         scope = self.rel.scope(self.qb.source)
         parts = []
-        for i, e in enumerate(lhs):
+        for e, right in zip(lhs, items):
             left = ExprBinder(scope).bind(e)
-            f = sub.schema[i]
-            right = P.ColRef(f.type, self.width + i, f.name)
             eq = _bool("=", left, right)
             if negate:
                 eq = _bool("OR", _bool("OR", eq, _bool("IS NULL", left)), _bool("IS NULL", right))
             parts.append(eq)
-        self.semis.append(("ANTI" if negate else "SEMI", sub, J.conjoin(parts)))
+        self.semis.append(("ANTI" if negate else "SEMI", sub, J.conjoin(parts + J.conjuncts(corr))))
 
     def bind_exists(self, node: exp.Exists, negate: bool) -> None:
         query = node.this
@@ -100,23 +110,28 @@ class SubqueryBinder:
             sub = self.qb.bind_query(query)
             self.semis.append((kind, sub, None))
             return
-        except ValidationError:
-            pass
+        except ValidationError as err:
+            found = self.correlated(query, node)
+            if found is None:
+                raise err
+            self.semis.append((kind, found[0], found[1]))
+
+    def correlated(self, query: exp.Expression, node: exp.Expression):
+        """(inner plan, correlation condition over outer + inner, inner relation) of a
+        subquery whose WHERE conjuncts refer to the outer query; None if not that shape."""
         if not isinstance(query, exp.Select) or any(query.args.get(k) for k in ("group", "having", "limit")):
-            raise UnsupportedError("Correlated EXISTS subqueries with GROUP BY, HAVING or LIMIT are not "
+            raise UnsupportedError("Correlated subqueries with GROUP BY, HAVING or LIMIT are not "
                                    "supported", self.qb.span(node))
-        inner = query.copy()
-        where = inner.args.get("where")
-        inner.set("where", None)
-        inner.set("expressions", [exp.Star()])
-        from sqlengine.binder.query import Relation
-        from_ = inner.args.get("from_")
+        where = query.args.get("where")
+        from_ = query.args.get("from_")
+        if where is None or from_ is None:
+            return None
         irel = self.qb.bind_from(from_.this)
-        for j in inner.args.get("joins") or []:
+        for j in query.args.get("joins") or []:
             irel = J.bind_join(self.qb, irel, j)
         local, corr = [], []
         outer = self.rel.scope(self.qb.source)
-        for c in _top_conjuncts(where.this if where is not None else None):
+        for c in _top_conjuncts(where.this):
             try:
                 local.append(ExprBinder(irel.scope(self.qb.source)).bind(c))
                 continue
@@ -129,7 +144,7 @@ class SubqueryBinder:
         if local:
             right = P.Calc(right, tuple(P.ColRef(f.type, i, f.name) for i, f in enumerate(right.schema)),
                            tuple(right.names()), J.conjoin(local))
-        self.semis.append((kind, right, J.conjoin(corr)))
+        return right, J.conjoin(corr), irel
 
     def scalar(self, node: exp.Subquery) -> P.Expr:
         pos = self.width + sum(len(sub.schema) for sub, _ in self.scalars)

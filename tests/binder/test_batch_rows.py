@@ -52,6 +52,8 @@ CASES = [
     ("SELECT id FROM l WHERE id NOT IN (SELECT id FROM n)", []),
     ("SELECT id FROM l WHERE EXISTS (SELECT 1 FROM r WHERE r.id = l.id AND r.v > 20)", [(2,)]),
     ("SELECT id FROM l WHERE NOT EXISTS (SELECT * FROM r WHERE r.id = l.id)", [(3,), (4,)]),
+    ("SELECT id FROM l WHERE id IN (SELECT r.id FROM r WHERE r.v > l.v)", [(2,)]),
+    ("SELECT id FROM l WHERE id NOT IN (SELECT r.id FROM r WHERE r.v > l.v)", [(1,), (3,), (4,)]),
     ("SELECT id, v FROM l WHERE v > (SELECT AVG(v) FROM l)", [(3, 30), (4, 40)]),
     ("SELECT id, (SELECT MAX(v) FROM r) AS m FROM l WHERE id < 3", [(1, 50), (2, 50)]),
     ("SELECT id, v FROM r WHERE v >= (SELECT MAX(v) FROM r r2 WHERE r2.id = r.id)", [(1, 5), (2, 25), (5, 50)]),

@@ -297,3 +297,15 @@ def test_expression_equality_becomes_computed_keys(st):
     assert j.left_keys == (4,) and j.right_keys == (5,)
     assert [type(j.left).__name__, type(j.right).__name__] == ["Calc", "Calc"]
     assert plan.names() == ["id", "name"]
+
+
+def test_window_semi_and_anti_joins(st):
+    tvf = "(SELECT * FROM TABLE(TUMBLE(TABLE {t}, DESCRIPTOR({c}), INTERVAL '5' MINUTES)))"
+    left, right = tvf.format(t="orders", c="ts"), tvf.format(t="ships", c="sts")
+    plan = bind(st, f"SELECT * FROM {left} L WHERE L.id IN (SELECT order_id FROM {right} R "
+                    "WHERE L.window_start = R.window_start AND L.window_end = R.window_end)")
+    j = one(plan, P.WindowJoin)
+    assert j.kind == "SEMI" and j.left_keys == (0,) and j.right_keys == (1,) and j.right_window == (3, 4)
+    plan = bind(st, f"SELECT * FROM {left} L WHERE NOT EXISTS (SELECT * FROM {right} R WHERE L.id = R.order_id "
+                    "AND L.window_start = R.window_start AND L.window_end = R.window_end)")
+    assert one(plan, P.WindowJoin).kind == "ANTI"
