@@ -151,9 +151,11 @@ class ExprBinder:
             if not cols and len(parts) > 2 and self.scope.has_qualifier(parts[1]):
                 cols, rest = self.scope.lookup(parts[1], parts[2]), parts[3:]
         if not cols:
-            missing = parts[1] if len(parts) > 1 and self.scope.has_qualifier(parts[0]) else parts[0]
-            names = ", ".join(dict.fromkeys(c.name for c in self.scope.columns))
-            raise self.error(f"Column '{missing}' not found in any table",
+            names = ", ".join(dict.fromkeys(c.name for c in self.scope.columns if not c.hidden))
+            if len(parts) > 1 and self.scope.has_qualifier(parts[0]):
+                raise self.error(f"Column '{parts[1]}' not found in table '{parts[0]}'",
+                                 node, f"available columns: {names}")
+            raise self.error(f"Column '{parts[0]}' not found in any table",
                              node, f"available columns: {names}")
         if len({c.index for c in cols}) > 1:
             raise self.error(f"Column '{parts[-1]}' is ambiguous", node)

@@ -89,6 +89,8 @@ def test_ambiguous_and_missing_columns(st):
     with pytest.raises(errors.ValidationError, match="Column 'id' is ambiguous"):
         bind(st, "SELECT id FROM orders o JOIN plain p ON o.id = p.id")
     with pytest.raises(errors.ValidationError, match="Column 'nope' not found in any table"):
+        bind(st, "SELECT nope FROM orders o JOIN plain p ON o.id = p.id")
+    with pytest.raises(errors.ValidationError, match="Column 'nope' not found in table 'o'"):
         bind(st, "SELECT o.nope FROM orders o JOIN plain p ON o.id = p.id")
 
 
