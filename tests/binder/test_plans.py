@@ -311,3 +311,11 @@ def test_window_semi_and_anti_joins(st):
     plan = bind(st, f"SELECT * FROM {left} L WHERE NOT EXISTS (SELECT * FROM {right} R WHERE L.id = R.order_id "
                     "AND L.window_start = R.window_start AND L.window_end = R.window_end)")
     assert one(plan, P.WindowJoin).kind == "ANTI"
+
+
+def test_over_rejects_an_updating_input(st):
+    from sqlengine.rules.changelog import check_insert_only_inputs
+    plan = bind(st, "SELECT cur, SUM(c) OVER (PARTITION BY cur ORDER BY t) FROM "
+                    "(SELECT cur, COUNT(*) AS c, MAX(ts) AS t FROM orders GROUP BY cur)", False)
+    with pytest.raises(errors.ValidationError, match="StreamPhysicalOverAggregate doesn't support consuming update"):
+        check_insert_only_inputs(plan, True)
