@@ -43,10 +43,7 @@ def has_over(select: exp.Select) -> bool:
 
 def _resolve(qb, w: exp.Window, named: dict) -> exp.Window:
     """A window referencing a named window (``OVER w``) takes its definition."""
-    ref = w.args.get("alias")
-    if ref is None and isinstance(w.args.get("partition_by"), type(None)) and w.args.get("order") is None \
-            and w.args.get("spec") is None and isinstance(w.this, exp.Identifier):
-        ref = w.this
+    ref = w.args.get("alias")  # sqlglot keeps ``OVER w`` as the window's alias
     if ref is None:
         return w
     spec = named.get(ref.name.lower())
