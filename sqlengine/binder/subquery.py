@@ -245,15 +245,30 @@ def _decorrelate(qb, outer: Scope, q: exp.Expression, pos: int):
 
 def bind_set_operation(qb, node: exp.Expression) -> P.Node:
     """``INTERSECT`` = DISTINCT over a SEMI join on all columns (NULLs equal), ``EXCEPT``
-    the ANTI join; the ALL forms are not supported."""
+    the ANTI join. The ALL forms (batch only) number the duplicates of each row on both
+    sides (ROW_NUMBER over all columns) and join on the number too: the n-th copy of a
+    row survives INTERSECT ALL when the right side has n copies, EXCEPT ALL when not."""
     name = "INTERSECT" if isinstance(node, exp.Intersect) else "EXCEPT"
-    if node.args.get("distinct") is False:
-        raise UnsupportedError(f"{name} ALL is not supported", qb.span(node))
+    every = node.args.get("distinct") is False
+    if every and qb.streaming:
+        raise UnsupportedError(f"{name} ALL is not supported in streaming mode", qb.span(node))
     left, right = qb.bind_query(node.this), qb.bind_query(node.expression)
     if len(left.schema) != len(right.schema):
         raise ValidationError(f"Column count mismatch in {name}", qb.span(node))
     n = len(left.schema)
-    parts = [_bool("IS NOT DISTINCT FROM", P.ColRef(f.type, i, f.name),
-                   P.ColRef(g.type, n + i, g.name)) for i, (f, g) in enumerate(zip(left.schema, right.schema))]
+    if every:
+        left, right = _numbered(left), _numbered(right)
+    width = len(left.schema)
+    parts = [_bool("IS NOT DISTINCT FROM", P.ColRef(f.type, i, f.name), P.ColRef(g.type, width + i, g.name))
+             for i, (f, g) in enumerate(zip(left.schema, right.schema))]
     join = P.Join(left, right, "SEMI" if name == "INTERSECT" else "ANTI", J.conjoin(parts))
+    if every:
+        return P.Calc(join, tuple(P.ColRef(f.type, i, f.name) for i, f in enumerate(join.schema[:n])),
+                      tuple(f.name for f in join.schema[:n]))
     return P.Aggregate(join, tuple(range(n)), (), ())
+
+
+def _numbered(node: P.Node) -> P.Node:
+    cols = tuple(range(len(node.schema)))
+    call = P.OverCall("ROW_NUMBER", (), T.BIGINT(False), P.Frame("ROWS", None, 0))
+    return P.Over(node, cols, tuple(P.SortKey(i) for i in cols), (call,), ("$rn",))

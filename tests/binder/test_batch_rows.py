@@ -65,6 +65,8 @@ CASES = [
     ("SELECT DISTINCT id FROM r", [(1,), (2,), (5,)]),
     ("SELECT id FROM l INTERSECT SELECT id FROM r", [(1,), (2,)]),
     ("SELECT id FROM l EXCEPT SELECT id FROM r", [(3,), (4,)]),
+    ("SELECT id FROM r INTERSECT ALL SELECT * FROM (VALUES (2), (2), (2), (1), (7)) AS t(id)", [(1,), (2,), (2,)]),
+    ("SELECT id FROM r EXCEPT ALL SELECT * FROM (VALUES (2), (5)) AS t(id)", [(1,), (2,)]),
     ("SELECT id FROM l UNION SELECT id FROM r", [(1,), (2,), (3,), (4,), (5,)]),
     # OVER
     ("SELECT id, v, SUM(v) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND CURRENT ROW), "

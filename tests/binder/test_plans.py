@@ -319,3 +319,16 @@ def test_over_rejects_an_updating_input(st):
                     "(SELECT cur, COUNT(*) AS c, MAX(ts) AS t FROM orders GROUP BY cur)", False)
     with pytest.raises(errors.ValidationError, match="StreamPhysicalOverAggregate doesn't support consuming update"):
         check_insert_only_inputs(plan, True)
+
+
+@pytest.mark.parametrize("sql,match", [
+    ("SELECT * FROM orders NATURAL JOIN plain", "NATURAL JOIN"),
+    ("SELECT id FROM orders INTERSECT ALL SELECT id FROM plain", "INTERSECT ALL is not supported in streaming"),
+    ("SELECT window_start, cur, COUNT(*) FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) "
+     "GROUP BY window_start, window_end, GROUPING SETS ((cur), ())", "GROUPING SETS"),
+    ("SELECT cur FROM orders GROUP BY cur HAVING cur IN (SELECT name FROM plain)", "subqueries"),
+    ("SELECT * FROM plain CROSS JOIN UNNEST(tags, tags) AS t(a, b)", "UNNEST of several"),
+])
+def test_unsupported_constructs_are_named(st, sql, match):
+    with pytest.raises(errors.UnsupportedError, match=match):
+        bind(st, sql)
