@@ -48,5 +48,15 @@ def test_case_binds_in_streaming_mode(name: str, tmp_path: Path):
             "\n".join(n.explain() for s in sinks for n in P.walk(s))
 
 
-def test_window_topn_partitions_by_the_window():
-    pass
+@pytest.mark.parametrize("name", ["docs_window_topn", "docs_window_dedup"])
+def test_window_rank_is_partitioned_by_the_window(name: str, tmp_path: Path):
+    from sqlengine.rules.changelog import is_window_rank, updating_node
+    sinks = _sinks(name, tmp_path)
+    ranks = [n for s in sinks for n in nodes(s, P.Rank)]
+    assert ranks and all(is_window_rank(r) for r in ranks)
+    assert all(updating_node(s, True) is None for s in sinks)
+
+
+def test_interval_join_bounds_of_the_docs_case(tmp_path: Path):
+    (j,) = [n for s in _sinks("docs_interval_join", tmp_path) for n in nodes(s, P.IntervalJoin)]
+    assert (j.lower_ms, j.upper_ms) == (0, 4 * 3600000)
