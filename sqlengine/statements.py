@@ -207,8 +207,10 @@ def _statement_set(session: Session, node: dn.StatementSet, stmt) -> TableResult
     return TableResult("JOB", job=job, messages=job.messages)
 
 
-@handles(exp.Select, exp.Union, exp.Subquery, exp.Values)
+@handles(exp.Select, exp.Union, exp.Intersect, exp.Except, exp.Subquery, exp.Values)
 def _select(session: Session, node, stmt) -> TableResult:
+    from sqlengine.binder.query import check_streaming_plan
     from sqlengine.runtime.collect import collect
     plan = session.binder(stmt.span.source).bind_query(node)
+    check_streaming_plan(plan, session.streaming)
     return collect(session, plan, stmt)

@@ -36,19 +36,74 @@ def _is_agg(node: exp.Expression) -> bool:
     return name is not None and lookup_aggregate(name) is not None and lookup_scalar(name) is None
 
 
+def _walk_outside_windows(node: exp.Expression):
+    """Nodes of ``node``, not entering OVER windows or subqueries."""
+    yield node
+    if isinstance(node, (exp.Window, exp.Subquery, exp.Select)):
+        return
+    for child in node.iter_expressions():
+        yield from _walk_outside_windows(child)
+
+
 def needs_aggregation(qb, select: exp.Select) -> bool:
     if select.args.get("group") is not None:
         return True
     items = list(select.expressions) + ([select.args["having"]] if select.args.get("having") else [])
-    return any(_is_agg(n) for item in items for n in item.walk())
+    return any(_is_agg(n) for item in items for n in _walk_outside_windows(item))
+
+
+def _grouping_sets(qb, group: exp.Group) -> tuple[list[exp.Expression], Optional[list[list[int]]]]:
+    """GROUP BY items -> (distinct key expressions, grouping sets as positions into them);
+    sets is None for a plain GROUP BY. ROLLUP(a, b) = (a, b), (a), (); CUBE = all subsets;
+    several items combine as a cross product (SQL's rule)."""
+    from itertools import combinations
+    keys: list[exp.Expression] = []
+
+    def pos(e: exp.Expression) -> int:
+        while isinstance(e, exp.Paren):
+            e = e.this
+        for i, k in enumerate(keys):
+            if k == e:
+                return i
+        keys.append(e)
+        return len(keys) - 1
+
+    def items(e: exp.Expression) -> list[exp.Expression]:
+        if isinstance(e, exp.Tuple):
+            return list(e.expressions)
+        return [e]
+
+    components: list[list[list[int]]] = []
+    special = False
+    for g in list(group.expressions) + [x for k in ("grouping_sets", "rollup", "cube")
+                                        for x in (group.args.get(k) or [])]:
+        if isinstance(g, exp.GroupingSets):
+            special = True
+            components.append([[pos(x) for x in items(s)] for s in g.expressions])
+        elif isinstance(g, exp.Rollup):
+            special = True
+            cols = [[pos(x) for x in items(s)] for s in g.expressions]
+            components.append([sum(cols[:n], []) for n in range(len(cols), -1, -1)])
+        elif isinstance(g, exp.Cube):
+            special = True
+            cols = [[pos(x) for x in items(s)] for s in g.expressions]
+            subsets = [sum((cols[i] for i in c), []) for n in range(len(cols), -1, -1)
+                       for c in combinations(range(len(cols)), n)]
+            components.append(subsets)
+        else:
+            components.append([[pos(g)]])
+    if not special:
+        return keys, None
+    sets: list[list[int]] = [[]]
+    for comp in components:
+        sets = [s + [x for x in c if x not in s] for s in sets for c in comp]
+    return keys, sets
 
 
 def bind_aggregation(qb, select: exp.Select, rel) -> P.Node:
     """Bind GROUP BY + aggregates + HAVING + the select list; returns the projected plan."""
     group = select.args.get("group")
-    gexprs = list(group.expressions) if group is not None else []
-    if group is not None and (group.args.get("grouping_sets") or group.args.get("rollup") or group.args.get("cube")):
-        raise UnsupportedError("GROUPING SETS, ROLLUP and CUBE are not supported yet", qb.span(group))
+    gexprs, sets = _grouping_sets(qb, group) if group is not None else ([], None)
     in_scope = rel.scope(qb.source)
     binder = ExprBinder(in_scope)
     legacy = [g for g in gexprs if _fname(g) in LEGACY]
@@ -56,6 +111,9 @@ def bind_aggregation(qb, select: exp.Select, rel) -> P.Node:
     window = None
     width = len(rel.node.schema)
     base = rel.node
+    if sets is not None and (legacy or tvf is not None):
+        raise UnsupportedError("GROUPING SETS, ROLLUP and CUBE over windows are not supported",
+                               qb.span(group))
     if legacy:
         window = _legacy_window(qb, legacy[0], binder)
         gexprs = [g for g in gexprs if g is not legacy[0]]
@@ -85,7 +143,10 @@ def bind_aggregation(qb, select: exp.Select, rel) -> P.Node:
     aggs: list[P.AggCall] = []
 
     def on_aggregate(node: exp.Expression) -> P.Expr:
-        call = bind_aggregate_call(ExprBinder(agg_in_scope), node)
+        if isinstance(node, (exp.Grouping, exp.GroupingId)):
+            call = _grouping_call(qb, node, ExprBinder(agg_in_scope), keys)
+        else:
+            call = bind_aggregate_call(ExprBinder(agg_in_scope), node)
         if call not in aggs:
             aggs.append(call)
         return P.ColRef(call.type, len(keys) + nprops + aggs.index(call), "agg")
@@ -101,10 +162,23 @@ def bind_aggregation(qb, select: exp.Select, rel) -> P.Node:
         agg_node: P.Node = P.WindowAggregate(base, window, tuple(keys), tuple(aggs), agg_names,
                                              WINDOW_PROPS, WINDOW_PROPS, qb.streaming)
     else:
-        agg_node = P.Aggregate(base, tuple(keys), tuple(aggs), agg_names)
+        gsets = tuple(tuple(keys[i] for i in s) for s in sets) if sets is not None else None
+        agg_node = P.Aggregate(base, tuple(keys), tuple(aggs), agg_names, gsets)
     projs = [_fix(p, agg_node) for p in projs]
     cond = _fix(cond, agg_node) if cond is not None else None
     return P.Calc(agg_node, tuple(projs), tuple(names), cond)
+
+
+def _grouping_call(qb, node: exp.Expression, binder: ExprBinder, keys: list[int]) -> P.AggCall:
+    """``GROUPING(k)`` (1 when ``k`` is aggregated away in this row's grouping set) and
+    ``GROUPING_ID(k1, .., kn)`` (those bits, k1 most significant): BIGINT NOT NULL.
+    Represented as an ``AggCall`` named GROUPING / GROUPING_ID over the key columns."""
+    from sqlengine import types as T
+    name = "GROUPING" if isinstance(node, exp.Grouping) else "GROUPING_ID"
+    args = tuple(binder.bind(a) for a in node.expressions)
+    if not args or any(not isinstance(a, P.ColRef) or a.index not in keys for a in args):
+        raise ValidationError(f"Argument to {name} operator must be a grouped expression", qb.span(node))
+    return P.AggCall(name, args, T.BIGINT(False))
 
 
 def _fix(e: P.Expr, node: P.Node) -> P.Expr:

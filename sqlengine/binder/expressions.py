@@ -72,6 +72,7 @@ class ScopeColumn:
     name: str
     type: T.DataType
     index: int
+    hidden: bool = False  # USING's per-side copies: reachable only qualified, not in ``*``
 
 
 @dataclass
@@ -86,13 +87,14 @@ class Scope:
     on_aggregate: Optional[Callable[[exp.Expression], Expr]] = None
     # function name -> bound value (legacy group-window properties like TUMBLE_START)
     overrides: dict[str, Expr] = field(default_factory=dict)
+    # IN / EXISTS / scalar subqueries: bound by the query binder (binder/subquery.py)
+    on_subquery: Optional[Callable[[exp.Expression, bool], Expr]] = None
 
     def lookup(self, qualifier: Optional[str], name: str) -> list[ScopeColumn]:
-        found = [c for c in self.columns if c.name == name and (qualifier is None or
-                                                                  _same(c.qualifier, qualifier))]
+        visible = [c for c in self.columns if (not c.hidden if qualifier is None else _same(c.qualifier, qualifier))]
+        found = [c for c in visible if c.name == name]
         if not found:
-            found = [c for c in self.columns if c.name.lower() == name.lower() and
-                     (qualifier is None or _same(c.qualifier, qualifier))]
+            found = [c for c in visible if c.name.lower() == name.lower()]
         return found
 
     def has_qualifier(self, q: str) -> bool:
@@ -149,9 +151,11 @@ class ExprBinder:
             if not cols and len(parts) > 2 and self.scope.has_qualifier(parts[1]):
                 cols, rest = self.scope.lookup(parts[1], parts[2]), parts[3:]
         if not cols:
-            missing = parts[1] if len(parts) > 1 and self.scope.has_qualifier(parts[0]) else parts[0]
-            names = ", ".join(dict.fromkeys(c.name for c in self.scope.columns))
-            raise self.error(f"Column '{missing}' not found in any table",
+            names = ", ".join(dict.fromkeys(c.name for c in self.scope.columns if not c.hidden))
+            if len(parts) > 1 and self.scope.has_qualifier(parts[0]):
+                raise self.error(f"Column '{parts[1]}' not found in table '{parts[0]}'",
+                                 node, f"available columns: {names}")
+            raise self.error(f"Column '{parts[0]}' not found in any table",
                              node, f"available columns: {names}")
         if len({c.index for c in cols}) > 1:
             raise self.error(f"Column '{parts[-1]}' is ambiguous", node)
@@ -234,6 +238,8 @@ class ExprBinder:
             return self.visit_Is(inner, negate=True)
         if isinstance(inner, exp.In):
             return self.visit_In(inner, negate=True)
+        if isinstance(inner, exp.Exists):
+            return self.visit_Exists(inner, negate=True)
         if isinstance(inner, exp.Between):
             return self.visit_Between(inner, negate=True)
         if isinstance(inner, exp.Like):
@@ -258,7 +264,7 @@ class ExprBinder:
 
     def visit_In(self, node: exp.In, negate: bool = False) -> Expr:
         if node.args.get("query") is not None:
-            raise UnsupportedError("IN (subquery) is not supported yet", self.span(node))
+            return self.subquery(node, negate)
         return self.call("NOT IN" if negate else "IN", [node.this, *node.expressions], node)
 
     def visit_Between(self, node: exp.Between, negate: bool = False) -> Expr:
@@ -356,6 +362,25 @@ class ExprBinder:
         """``MAP[k1, v1, k2, v2]``: the MAP constructor over the interleaved pairs."""
         pairs = zip(node.args["keys"].expressions, node.args["values"].expressions)
         return self.call("MAP", [x for pair in pairs for x in pair], node)
+
+    def visit_Exists(self, node: exp.Exists, negate: bool = False) -> Expr:
+        return self.subquery(node, negate)
+
+    def visit_Subquery(self, node: exp.Subquery) -> Expr:
+        return self.subquery(node, False)
+
+    def subquery(self, node: exp.Expression, negate: bool) -> Expr:
+        if self.scope.on_subquery is None:
+            kind = "IN" if isinstance(node, exp.In) else "EXISTS" if isinstance(node, exp.Exists) else "Scalar"
+            raise UnsupportedError(f"{kind} subqueries are supported only in WHERE (or as a scalar "
+                                   f"subquery in SELECT)", self.span(node))
+        return self.scope.on_subquery(node, negate)
+
+    def visit_Grouping(self, node) -> Expr:
+        return self.aggregate(node)
+
+    def visit_GroupingId(self, node) -> Expr:
+        return self.aggregate(node)
 
     def visit_Filter(self, node: exp.Filter) -> Expr:
         return self.aggregate(node)

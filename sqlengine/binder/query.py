@@ -1,7 +1,7 @@
 """Binding queries (SELECT, UNION, VALUES, INSERT) into the logical plan."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 from sqlglot import exp
@@ -24,25 +24,33 @@ LEGACY_PROPS = {"_START": "window_start", "_END": "window_end", "_ROWTIME": "win
 class Relation:
     node: P.Node
     qualifiers: list[Optional[str]]  # per output column
+    hidden: set[int] = field(default_factory=set)  # not in `*` nor found unqualified (USING)
 
     def scope(self, source: str) -> Scope:
-        return Scope([ScopeColumn(q, f.name, f.type, i)
+        return Scope([ScopeColumn(q, f.name, f.type, i, i in self.hidden)
                       for i, (q, f) in enumerate(zip(self.qualifiers, self.node.schema))], source)
 
 
 class QueryBinder:
     """Turns one query AST into a plan; ``catalogs`` is the session's CatalogManager."""
 
-    def __init__(self, catalogs, source: str, streaming: bool):
+    def __init__(self, catalogs, source: str, streaming: bool, ctes: Optional[dict] = None):
         self.catalogs = catalogs
         self.source = source
         self.streaming = streaming
+        self.ctes: dict[str, exp.Expression] = dict(ctes or {})  # WITH name -> query (lower-case)
+
+    def is_cte(self, parts: list[str]) -> bool:
+        return len(parts) == 1 and parts[0].lower() in self.ctes
 
     def span(self, node) -> Optional[Span]:
         return span_of(node, self.source)
 
     # -- queries ---------------------------------------------------------------------
     def bind_query(self, node: exp.Expression) -> P.Node:
+        with_ = node.args.get("with_") if isinstance(node, exp.Query) else None
+        if with_ is not None:
+            return self.bind_with(node, with_)
         if isinstance(node, exp.Subquery):
             return self.bind_query(node.this)
         if isinstance(node, exp.Union):
@@ -52,8 +60,20 @@ class QueryBinder:
         if isinstance(node, exp.Values):
             return self.bind_values(node)
         if isinstance(node, (exp.Intersect, exp.Except)):
-            raise UnsupportedError(f"{type(node).__name__.upper()} is not supported yet", self.span(node))
+            from sqlengine.binder.subquery import bind_set_operation
+            return bind_set_operation(self, node)
         raise UnsupportedError(f"Unsupported query: {node.sql()[:60]}", self.span(node))
+
+    def bind_with(self, node: exp.Expression, with_: exp.With) -> P.Node:
+        """CTEs are inlined like views; each may reference the ones before it."""
+        if with_.args.get("recursive"):
+            raise UnsupportedError("WITH RECURSIVE is not supported", self.span(with_))
+        inner = QueryBinder(self.catalogs, self.source, self.streaming, self.ctes)
+        for cte in with_.expressions:
+            inner.ctes[cte.alias.lower()] = cte
+        body = node.copy()
+        body.set("with_", None)
+        return inner.bind_query(body)
 
     def bind_union(self, node: exp.Union) -> P.Node:
         left, right = self.bind_query(node.this), self.bind_query(node.expression)
@@ -105,6 +125,8 @@ class QueryBinder:
     def bind_from(self, node: exp.Expression) -> Relation:
         if isinstance(node, exp.Table):
             return self.bind_table(node)
+        if isinstance(node, exp.Subquery) and isinstance(node.this, exp.Table) and node.this.args.get("joins"):
+            return self.bind_nested_join(node.this)
         if isinstance(node, exp.Subquery):
             inner = node.this
             alias = node.alias or None
@@ -121,6 +143,16 @@ class QueryBinder:
             return self.bind_window_tvf(node)
         raise UnsupportedError(f"Unsupported FROM item: {node.sql()[:60]}", self.span(node))
 
+    def bind_nested_join(self, table: exp.Table) -> Relation:
+        """``a JOIN (b JOIN c ON ..) ON ..``: the parenthesized joins keep their qualifiers."""
+        from sqlengine.binder import joins as J
+        base = table.copy()
+        base.set("joins", None)
+        rel = self.bind_from(base)
+        for j in table.args["joins"]:
+            rel = J.bind_join(self, rel, j)
+        return Relation(J.finalize_joins(self, rel.node), rel.qualifiers, rel.hidden)
+
     def rename(self, plan: P.Node, alias: Optional[exp.TableAlias]) -> P.Node:
         cols = [c.name for c in alias.columns] if alias is not None and alias.columns else []
         if not cols:
@@ -129,9 +161,11 @@ class QueryBinder:
 
     def bind_table(self, node: exp.Table) -> Relation:
         if node.args.get("version") is not None:
-            raise UnsupportedError("Temporal joins (FOR SYSTEM_TIME AS OF) are not supported yet",
-                                   self.span(node))
+            raise ValidationError("FOR SYSTEM_TIME AS OF is allowed only on the right side of a join "
+                                  "(a temporal join)", self.span(node))
         parts = [p.name for p in node.parts]
+        if self.is_cte(parts):
+            return self.bind_cte(parts[0], node)
         path = self.catalogs.qualify(parts)
         obj = self.catalogs.get_table(path)
         alias = node.alias or parts[-1]
@@ -140,6 +174,18 @@ class QueryBinder:
             plan = sub.bind_query(parse_one(obj.query_sql))
             return Relation(plan, [alias] * len(plan.schema))
         plan = self.scan(str(path), obj, node)
+        return Relation(plan, [alias] * len(plan.schema))
+
+    def bind_cte(self, name: str, node: exp.Table) -> Relation:
+        cte = self.ctes[name.lower()]
+        earlier = {}
+        for k, v in self.ctes.items():  # a CTE sees only the CTEs defined before it
+            if v is cte:
+                break
+            earlier[k] = v
+        plan = QueryBinder(self.catalogs, self.source, self.streaming, earlier).bind_query(cte.this)
+        plan = self.rename(plan, cte.args.get("alias"))
+        alias = node.alias or name
         return Relation(plan, [alias] * len(plan.schema))
 
     def scan(self, name: str, table: CatalogTable, node) -> P.Node:
@@ -251,35 +297,62 @@ class QueryBinder:
 
     # -- SELECT -------------------------------------------------------------------------
     def bind_select(self, node: exp.Select) -> P.Node:
-        if node.args.get("joins"):
-            raise UnsupportedError("Joins are not supported yet", self.span(node.args["joins"][0]))
-        if node.args.get("with_"):
-            raise UnsupportedError("WITH clauses are not supported yet", self.span(node))
+        from sqlengine.binder import joins as J
+        from sqlengine.binder.subquery import SubqueryBinder
         from_ = node.args.get("from_")
         rel = self.bind_from(from_.this) if from_ is not None else \
             Relation(P.Values(((),), ()), [])
+        for j in node.args.get("joins") or []:
+            rel = J.bind_join(self, rel, j)
         where = node.args.get("where")
+        conds: list[P.Expr] = []
+        subs = SubqueryBinder(self, rel, where.this if where is not None else None)
         if where is not None:
-            cond = ExprBinder(rel.scope(self.source)).bind(where.this)
-            rel = Relation(P.Calc(rel.node, _identity(rel.node), tuple(rel.node.names()), cond),
-                           rel.qualifiers)
+            scope = rel.scope(self.source)
+            scope.on_subquery = subs.bind
+            conds = [c for c in J.conjuncts(ExprBinder(scope).bind(where.this)) if not J.is_true(c)]
+        node_, conds = J.push_into_joins(rel.node, conds)
+        rel = Relation(J.finalize_joins(self, node_), rel.qualifiers, rel.hidden)
+        rel = subs.apply(rel)
+        if conds:
+            rel = Relation(P.Calc(rel.node, _identity(rel.node), tuple(rel.node.names()), J.conjoin(conds)),
+                           rel.qualifiers, rel.hidden)
+            rel.node = _to_rank(rel.node)
         from sqlengine.binder.aggregate import bind_aggregation, needs_aggregation
+        from sqlengine.binder.over import bind_over, has_over
         if needs_aggregation(self, node):
+            if has_over(node):
+                raise UnsupportedError("OVER aggregates over a GROUP BY result are not supported",
+                                       self.span(node))
             plan = bind_aggregation(self, node, rel)
         else:
-            plan = self.project(node, rel.node, rel.scope(self.source))
+            replacements: list = []
+            if has_over(node):
+                rel, replacements = bind_over(self, node, rel)
+            plan = self.project(node, rel, replacements)
         if node.args.get("distinct"):
+            if node.args["distinct"].args.get("on"):
+                raise UnsupportedError("SELECT DISTINCT ON is not supported", self.span(node))
             plan = P.Aggregate(plan, tuple(range(len(plan.schema))), (), ())
         return self.order_limit(node, plan)
 
-    def project(self, node: exp.Select, plan: P.Node, scope: Scope) -> P.Node:
+    def project(self, node: exp.Select, rel: Relation, replacements: list = ()) -> P.Node:
+        from sqlengine.binder.subquery import scalar_hook
+        scope = rel.scope(self.source)
+        scope.replacements = list(replacements)
+        holder = [rel.node]
+        scope.on_subquery = scalar_hook(self, holder, rel.scope(self.source))
         binder = ExprBinder(scope)
         projs, names = [], []
         for i, item in enumerate(node.expressions):
             if isinstance(item, exp.Star) or (isinstance(item, exp.Column) and isinstance(item.this, exp.Star)):
                 qual = item.table if isinstance(item, exp.Column) else None
+                if qual and not scope.has_qualifier(qual):
+                    raise ValidationError(f"Unknown identifier '{qual}'", self.span(item))
                 for c in scope.columns:
                     if qual and (c.qualifier or "").lower() != qual.lower():
+                        continue
+                    if not qual and c.hidden:
                         continue
                     projs.append(P.ColRef(c.type, c.index, c.name))
                     names.append(c.name)
@@ -290,6 +363,7 @@ class QueryBinder:
             names.append(item.alias if isinstance(item, exp.Alias) else
                          inner.name if isinstance(inner, (exp.Column, exp.Dot)) else f"EXPR${i}")
         names = _dedupe(names)
+        plan = holder[0]
         if list(projs) != list(_identity(plan)) or names != plan.names():
             return P.Calc(plan, tuple(projs), tuple(names))
         return plan
@@ -329,6 +403,7 @@ class QueryBinder:
         if isinstance(table, CatalogView):
             raise ValidationError(f"Cannot insert into view {path}", self.span(node))
         query = self.bind_query(node.expression)
+        check_streaming_plan(query, self.streaming)
         sink_cols = [c for c in table.schema.columns if c.kind == "physical" or
                      (c.kind == "metadata" and not c.virtual)]
         if columns:
@@ -360,6 +435,34 @@ class QueryBinder:
         options = table.options_dict()
         return P.Sink(query, name, fields, table.options, options.get("connector", ""),
                       bool(node.args.get("overwrite")), span=self.span(node))
+
+
+def check_streaming_plan(plan: P.Node, streaming: bool) -> None:
+    """What Flink rejects only once the whole query is known: a ranking function whose
+    result no filter turned into a Top-N runs only in batch mode."""
+    if not streaming:
+        return
+    for n in P.walk(plan):
+        if isinstance(n, P.Over):
+            for c in n.calls:
+                if c.name in ("ROW_NUMBER", "RANK", "DENSE_RANK"):
+                    raise UnsupportedError(
+                        f"{c.name}() OVER without a filter on its result (Top-N: WHERE rn <= N) is not "
+                        "supported in streaming mode; it is supported in batch mode.")
+
+
+def _to_rank(plan: P.Node) -> P.Node:
+    """A filter on a ROW_NUMBER/RANK/DENSE_RANK column below is a Top-N (rules/rank.py)."""
+    from sqlengine.rules.calc_merge import calc_merge
+    from sqlengine.rules.rank import rank
+    inner = plan
+    while isinstance(inner, P.Calc):
+        inner = inner.input
+    if not isinstance(inner, P.Over):
+        return plan
+    while isinstance(plan, P.Calc) and isinstance(plan.input, P.Calc):
+        plan = calc_merge(plan)
+    return rank(plan) or plan
 
 
 def _same_type(src: T.DataType, dst: T.DataType) -> bool:

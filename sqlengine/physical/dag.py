@@ -76,6 +76,15 @@ class _Builder:
             if node.keys:
                 return self.op("Sort" + ("Limit" if node.limit is not None else ""), [(kids[0], "single")])
             return self.op("Limit", [(kids[0], "forward")])
+        if isinstance(node, P.Join):
+            ln, rn = node.left.names(), node.right.names()
+            label = node.explain().split("(")[0]
+            return self.op(label, [(kids[0], self.hash([ln[k] for k in node.left_keys])),
+                                   (kids[1], self.hash([rn[k] for k in node.right_keys]))])
+        if isinstance(node, (P.Over, P.Rank)):
+            names = node.input.names()
+            label = node.explain().split("(")[0]
+            return self.op(label, [(kids[0], self.hash([names[k] for k in node.partition_keys]))])
         if isinstance(node, P.Sink):
             return self.op(f"Sink: {node.table}", [(kids[0], "forward")])
         return self.op(type(node).__name__, [(k, "forward") for k in kids])

@@ -249,7 +249,13 @@ class WindowTableFunction(Unary):
 
 @dataclass(frozen=True)
 class Aggregate(Unary):
-    """GROUP BY keys with aggregate calls; output = keys then aggregates."""
+    """GROUP BY keys with aggregate calls; output = keys then aggregates.
+
+    ``grouping_sets`` (GROUPING SETS / ROLLUP / CUBE): one tuple per set of the input
+    column positions grouped in that set (each a subset of ``keys``); in a set's rows the
+    other keys are NULL (so they are nullable in the schema). ``GROUPING(k)`` and
+    ``GROUPING_ID(k1, ..)`` are AggCalls named GROUPING / GROUPING_ID over key ColRefs
+    (BIGINT NOT NULL; bit 1 = aggregated away, first argument most significant)."""
 
     keys: tuple[int, ...]
     aggs: tuple[AggCall, ...]
@@ -261,6 +267,10 @@ class Aggregate(Unary):
     def schema(self):
         ins = self.input.schema
         keys = tuple(ins[k] for k in self.keys)
+        if self.grouping_sets is not None:  # a key outside some set is NULL in that set's rows
+            keys = tuple(Field(f.name, f.type.with_nullable(True).with_time_attr(None))
+                         if any(k not in s for s in self.grouping_sets) else f
+                         for k, f in zip(self.keys, keys))
         return keys + tuple(Field(n, a.type) for n, a in zip(self.agg_names, self.aggs))
 
     def explain(self) -> str:
@@ -455,7 +465,8 @@ class IntervalJoin(Join):
 @dataclass(frozen=True)
 class WindowJoin(Join):
     """A join of two window TVF outputs on equal windows: ``left_window``/``right_window``
-    are the (window_start, window_end) column positions of each side."""
+    are the (window_start, window_end) column positions of each side. ``left_keys`` /
+    ``right_keys`` hold the other equi keys (not the window columns); ``condition`` all."""
 
     left_window: tuple[int, int] = (-1, -1)
     right_window: tuple[int, int] = (-1, -1)
@@ -483,7 +494,9 @@ class TemporalJoin(Join):
 class Frame:
     """An OVER frame: ``ROWS`` (counts) or ``RANGE`` (ms on the order key);
     ``lower`` None = UNBOUNDED PRECEDING, else a non-negative offset preceding;
-    ``upper`` 0 = CURRENT ROW (Flink streaming supports only that)."""
+    ``upper`` 0 = CURRENT ROW (Flink streaming supports only that), +n = n FOLLOWING,
+    None = UNBOUNDED FOLLOWING (batch only; also the frame of an OVER without ORDER BY).
+    Ranking calls (ROW_NUMBER, RANK, DENSE_RANK) carry ``Frame("ROWS", None, 0)``."""
 
     kind: str = "RANGE"
     lower: Optional[int] = None

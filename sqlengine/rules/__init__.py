@@ -5,9 +5,10 @@ from typing import Callable, Optional
 
 from sqlengine.plan import nodes as P
 from sqlengine.rules.calc_merge import calc_merge
+from sqlengine.rules.rank import rank, rank_prune
 
 Rule = Callable[[P.Node], Optional[P.Node]]
-RULES: tuple[Rule, ...] = (calc_merge,)
+RULES: tuple[Rule, ...] = (calc_merge, rank, rank_prune)
 
 
 def optimize(node: P.Node, rules: tuple[Rule, ...] = RULES) -> P.Node:

@@ -202,10 +202,13 @@ class Lowerer:
         return Lowered(df)
 
     # -- aggregates -------------------------------------------------------------------
-    def agg_columns(self, aggs, input_width: int) -> list[Column]:
+    def agg_columns(self, aggs, input_width: int, grouping_sets: bool = False) -> list[Column]:
         from sqlengine.binder.expressions import to_arg
         out = []
         for j, a in enumerate(aggs):
+            if a.name in ("GROUPING", "GROUPING_ID"):
+                out.append(_grouping(a, grouping_sets).alias(f"a{j}"))
+                continue
             fn = lookup_aggregate(a.name)
             cols = [self.exprs.lower(x) for x in a.args]
             filt = self.exprs.lower(a.filter) if a.filter is not None else None
@@ -216,14 +219,21 @@ class Lowerer:
     def visit_Aggregate(self, node: P.Aggregate, child: Lowered) -> Lowered:
         child = drop_eoi(child)
         if self.state.streaming and child.df.isStreaming:
+            if node.grouping_sets is not None:
+                raise UnsupportedError("GROUPING SETS / ROLLUP / CUBE are not supported in streaming mode yet")
             from sqlengine.runtime.group_aggregate import lower_group_aggregate
             return lower_group_aggregate(self, node, child)
         df = child.df
         keys = [col(k) for k in node.keys]
         if any(a.distinct for a in node.aggs) and keys:
             df = df.repartition(self.state.max_parallelism, *keys)
-        aggs = self.agg_columns(node.aggs, len(node.input.schema))
-        grouped = df.groupBy(*keys).agg(*aggs) if aggs else df.select(*keys).distinct()
+        sets = node.grouping_sets
+        aggs = self.agg_columns(node.aggs, len(node.input.schema), sets is not None)
+        if sets is not None:
+            grouped = df.groupingSets([[col(k) for k in s] for s in sets], *keys) \
+                .agg(*(aggs or [F.lit(0).alias("__none")]))
+        else:
+            grouped = df.groupBy(*keys).agg(*aggs) if aggs else df.select(*keys).distinct()
         out = [F.col(f"f{k}").alias(f"f{i}") for i, k in enumerate(node.keys)]
         out += [F.col(f"a{j}").alias(f"f{len(node.keys) + j}") for j in range(len(node.aggs))]
         return Lowered(grouped.select(*out))
@@ -236,6 +246,52 @@ class Lowerer:
     def visit_WindowTableFunction(self, node: P.WindowTableFunction, child: Lowered) -> Lowered:
         from sqlengine.runtime.windows import lower_window_tvf
         return lower_window_tvf(self, node, drop_eoi(child))
+
+
+    # -- joins, OVER, Top-N, UNNEST: thin wrappers over runtime/ops (shared with streaming) --
+    def visit_Join(self, node: P.Join, left: Lowered, right: Lowered) -> Lowered:
+        from sqlengine.runtime.ops.join import batch_join
+        self._batch_only(node)
+        return Lowered(batch_join(self, node, drop_eoi(left).df, drop_eoi(right).df))
+
+    visit_IntervalJoin = visit_Join
+    visit_WindowJoin = visit_Join
+
+    def visit_TemporalJoin(self, node: P.TemporalJoin, left: Lowered, right: Lowered) -> Lowered:
+        from sqlengine.runtime.ops.join import batch_temporal_join
+        self._batch_only(node)
+        return Lowered(batch_temporal_join(self, node, drop_eoi(left).df, drop_eoi(right).df))
+
+    def visit_Over(self, node: P.Over, child: Lowered) -> Lowered:
+        from sqlengine.runtime.ops.over import batch_over
+        self._batch_only(node)
+        return Lowered(batch_over(self, node, drop_eoi(child).df))
+
+    def visit_Rank(self, node: P.Rank, child: Lowered) -> Lowered:
+        from sqlengine.runtime.ops.rank import batch_rank
+        self._batch_only(node)
+        return Lowered(batch_rank(self, node, drop_eoi(child).df))
+
+    def visit_Unnest(self, node: P.Unnest, child: Lowered) -> Lowered:
+        from sqlengine.runtime.ops.unnest import batch_unnest
+        child = drop_eoi(child)
+        return Lowered(batch_unnest(self, node, child.df), False, child.updating)
+
+    def _batch_only(self, node: P.Node) -> None:
+        """Stateful operators on a streaming input belong to the epoch runtime."""
+        if self.state.streaming and self.state.has_stream_source:
+            raise UnsupportedError(f"{node.label} is not supported in streaming mode yet")
+
+
+def _grouping(a: P.AggCall, grouping_sets: bool) -> Column:
+    """GROUPING(k) / GROUPING_ID(k1..kn) as BIGINT; 0 without grouping sets."""
+    if not grouping_sets:
+        return F.lit(0).cast("long")
+    bits = [F.grouping(col(x.index)).cast("long") for x in a.args]
+    out = bits[0]
+    for b in bits[1:]:
+        out = out * 2 + b
+    return out
 
 
 def _order(k: P.SortKey) -> Column:

@@ -24,24 +24,16 @@ SHARED = HERE.parents[2] / "shared" / "conformance"
 CASES = sorted(p.name for p in (CORPUS / "cases").iterdir() if p.is_dir() and not p.name.startswith("_"))
 
 MISSING = {
-    "batch_dedup": "batch ROW_NUMBER deduplication (OVER)",
-    "batch_grouping_sets": "GROUPING SETS / ROLLUP",
-    "batch_topn": "batch Top-N (ROW_NUMBER OVER)",
     "docs_interval_join": "interval joins",
     "docs_temporal_join": "event-time temporal joins",
     "docs_window_dedup": "window deduplication (ROW_NUMBER over window TVF)",
     "docs_window_join": "window joins",
     "docs_window_topn": "window Top-N",
     "nexmark_q13": "regular joins",
-    "nexmark_q18": "batch ROW_NUMBER deduplication (OVER)",
-    "nexmark_q19": "batch Top-N (ROW_NUMBER OVER)",
     "nexmark_q20": "regular joins",
     "nexmark_q3": "regular joins",
-    "nexmark_q4": "joins",
-    "nexmark_q5": "joins of window aggregates",
     "nexmark_q7": "joins of window aggregates",
     "nexmark_q8": "window joins",
-    "nexmark_q9": "batch Top-N and joins",
     "over_range": "OVER aggregation",
     "over_rows": "OVER aggregation",
 }

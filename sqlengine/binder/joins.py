@@ -1,0 +1,448 @@
+"""Binding FROM clauses with joins: regular, interval, window and temporal joins, UNNEST.
+
+The FROM items bind into a left-deep tree of ``Join`` nodes (``a, b`` is an INNER
+join without condition). WHERE conjuncts that reference the right side of an inner
+join move into that join's condition (so ``FROM a, b WHERE a.k = b.k`` is an equi
+join), then each join is classified as Flink's planner does: equi keys are extracted
+into ``left_keys``/``right_keys``; in streaming mode a join of two window TVF outputs on
+equal windows is a ``WindowJoin`` and a join bounding one rowtime by the other is an
+``IntervalJoin``. ``FOR SYSTEM_TIME AS OF`` is a ``TemporalJoin``.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Optional
+
+from sqlglot import exp
+
+from sqlengine import types as T
+from sqlengine.binder.expressions import ExprBinder
+from sqlengine.errors import UnsupportedError, ValidationError
+from sqlengine.plan import nodes as P
+from sqlengine.plan.lineage import WINDOW_PROPS, window_prop
+
+# -- expression helpers --------------------------------------------------------------------
+def conjuncts(e: Optional[P.Expr]) -> list[P.Expr]:
+    if e is None:
+        return []
+    if isinstance(e, P.Call) and e.name == "AND":
+        return [c for a in e.args for c in conjuncts(a)]
+    return [e]
+
+
+def conjoin(parts: list[P.Expr]) -> Optional[P.Expr]:
+    out: Optional[P.Expr] = None
+    for p in parts:
+        out = p if out is None else P.Call(T.BOOLEAN(out.type.nullable or p.type.nullable), "AND", (out, p))
+    return out
+
+
+def shift(e: P.Expr, by: int) -> P.Expr:
+    """Move every column reference of ``e`` by ``by`` positions."""
+    if isinstance(e, P.ColRef):
+        return replace(e, index=e.index + by)
+    if isinstance(e, P.Call):
+        return replace(e, args=tuple(shift(a, by) for a in e.args))
+    if isinstance(e, P.Cast):
+        return replace(e, arg=shift(e.arg, by))
+    return e
+
+
+def is_true(e: Optional[P.Expr]) -> bool:
+    return isinstance(e, P.Lit) and e.value is True
+
+
+# -- binding the FROM clause ----------------------------------------------------------------
+def bind_join(qb, left, j: exp.Join):
+    """One ``JOIN`` item of a FROM clause on top of ``left`` (a Relation)."""
+    from sqlengine.binder.query import Relation
+    item = j.this
+    side = (j.side or "").upper()
+    kind = (j.kind or "").upper()
+    if (j.args.get("method") or "").upper() == "NATURAL":
+        raise UnsupportedError("NATURAL JOIN is not supported", qb.span(j))
+    if isinstance(item, exp.Unnest):
+        return bind_unnest(qb, left, item, side, j.args.get("on"))
+    if isinstance(item, exp.Lateral):
+        raise UnsupportedError("LATERAL TABLE joins (table functions) are not supported", qb.span(j))
+    jkind = {"LEFT": "LEFT", "RIGHT": "RIGHT", "FULL": "FULL"}.get(side, "INNER")
+    if kind in ("SEMI", "ANTI"):
+        jkind = kind
+    if isinstance(item, exp.Table) and item.args.get("version") is not None:
+        return bind_temporal(qb, left, j, jkind)
+    right = qb.bind_from(item)
+    quals = left.qualifiers + right.qualifiers
+    nl = len(left.node.schema)
+    hidden = set(left.hidden) | {nl + h for h in right.hidden}
+    if j.args.get("using"):
+        return bind_using(qb, left, right, jkind, j)
+    on = j.args.get("on")
+    cond = None
+    if on is not None:
+        scope_rel = Relation(P.Join(left.node, right.node, jkind, None), quals, hidden)
+        cond = _bind_condition(qb, scope_rel, on)
+    elif jkind != "INNER":
+        raise ValidationError(f"{jkind} JOIN requires a condition (ON or USING)", qb.span(j))
+    return Relation(P.Join(left.node, right.node, jkind, None if is_true(cond) else cond), quals, hidden)
+
+
+def _bind_condition(qb, rel, on: exp.Expression) -> P.Expr:
+    cond = ExprBinder(rel.scope(qb.source)).bind(on)
+    if cond.type.root not in ("BOOLEAN", "NULL"):
+        raise ValidationError(f"JOIN condition must be a boolean expression, but is {cond.type}", qb.span(on))
+    return cond
+
+
+def bind_using(qb, left, right, jkind: str, j: exp.Join):
+    """``JOIN r USING (k)``: the common columns once (first), then the other columns;
+    each side's copy stays reachable through its qualifier (``l.k``)."""
+    from sqlengine.binder.query import Relation
+    names = [i.name for i in j.args["using"]]
+    nl = len(left.node.schema)
+    lnames, rnames = left.node.names(), right.node.names()
+    pairs = []
+    for n in names:
+        li = [i for i, x in enumerate(lnames) if x.lower() == n.lower() and i not in left.hidden]
+        ri = [i for i, x in enumerate(rnames) if x.lower() == n.lower() and i not in right.hidden]
+        if not li or not ri:
+            raise ValidationError(f"Column '{n}' not found in {'left' if not li else 'right'} table of USING",
+                                  qb.span(j))
+        pairs.append((li[0], ri[0]))
+    join = P.Join(left.node, right.node, jkind, None)
+    sch = join.schema
+    eqs = [P.Call(T.BOOLEAN(), "=", (P.ColRef(sch[l].type, l, sch[l].name),
+                                     P.ColRef(sch[nl + r].type, nl + r, sch[nl + r].name))) for l, r in pairs]
+    join = classify(qb, P.Join(left.node, right.node, jkind, conjoin(eqs)))
+    projs: list[P.Expr] = []
+    for l, r in pairs:
+        lref = P.ColRef(sch[l].type, l, sch[l].name)
+        rref = P.ColRef(sch[nl + r].type, nl + r, sch[nl + r].name)
+        if jkind == "FULL":
+            t = T.common_type(lref.type, rref.type) or lref.type
+            projs.append(P.Call(t.with_nullable(True), "COALESCE", (lref, rref)))
+        else:
+            projs.append(rref if jkind == "RIGHT" else lref)
+    projs += [P.ColRef(f.type, i, f.name) for i, f in enumerate(sch)]
+    out_names = tuple(names) + tuple(f.name for f in sch)
+    quals = [None] * len(pairs) + left.qualifiers + right.qualifiers
+    hidden = {len(pairs) + l for l, _ in pairs} | {len(pairs) + nl + r for _, r in pairs} | \
+        {len(pairs) + h for h in left.hidden} | {len(pairs) + nl + h for h in right.hidden}
+    return Relation(P.Calc(join, tuple(projs), out_names), quals, hidden)
+
+
+# -- WHERE pushdown and classification ----------------------------------------------------
+def push_into_joins(node: P.Node, conds: list[P.Expr]) -> tuple[P.Node, list[P.Expr]]:
+    """Move WHERE conjuncts into the inner joins of a left-deep tree (positions are the
+    same at every level of the left spine). Returns the tree and what must stay above."""
+    if type(node) is not P.Join or node.kind in ("RIGHT", "FULL", "SEMI", "ANTI"):
+        return node, conds
+    nl = len(node.left.schema)
+    mine, down, above = [], [], []
+    for c in conds:
+        r = P.refs(c)
+        if not r:
+            above.append(c)
+        elif max(r) < nl:
+            down.append(c)
+        elif node.kind == "INNER":
+            mine.append(c)
+        else:
+            above.append(c)
+    left, leftover = push_into_joins(node.left, down)
+    cond = conjoin(conjuncts(node.condition) + mine)
+    return replace(node, left=left, condition=cond), leftover + above
+
+
+def finalize_joins(qb, node: P.Node) -> P.Node:
+    """Classify every plain join of the left spine (bottom-up)."""
+    if type(node) is not P.Join:
+        return node
+    node = replace(node, left=finalize_joins(qb, node.left))
+    return classify(qb, node)
+
+
+def equi_pairs(cond: Optional[P.Expr], nl: int, width: int) -> list[tuple[int, int, P.Expr]]:
+    """(left position, right position, conjunct) for each ``l.col = r.col`` conjunct."""
+    out = []
+    for c in conjuncts(cond):
+        if isinstance(c, P.Call) and c.name == "=":
+            a, b = (_strip(x) for x in c.args)
+            if isinstance(a, P.ColRef) and isinstance(b, P.ColRef):
+                if a.index < nl <= b.index < width:
+                    out.append((a.index, b.index - nl, c))
+                elif b.index < nl <= a.index < width:
+                    out.append((b.index, a.index - nl, c))
+    return out
+
+
+def _strip(e: P.Expr) -> P.Expr:
+    while isinstance(e, P.Cast):
+        e = e.arg
+    return e
+
+
+def classify(qb, join: P.Join) -> P.Node:
+    """The join's kind (regular / window / interval) and its equi keys. Equalities of
+    expressions (``mod(l.a, 10) = r.k``) get their operands computed by a Calc below the
+    join (as Flink does), a Calc above removes them again."""
+    computed = _compute_key_expressions(qb, join)
+    if computed is not None:
+        return computed
+    nl = len(join.left.schema)
+    width = nl + len(join.right.schema)
+    pairs = equi_pairs(join.condition, nl, width)
+    if qb.streaming:
+        win = _window_join(join, pairs, nl)
+        if win is not None:
+            return win
+    if qb.streaming and join.kind in ("INNER", "LEFT", "RIGHT", "FULL"):
+        interval = _interval_join(join, pairs, nl, width)
+        if interval is not None:
+            return interval
+    return replace(join, left_keys=tuple(p[0] for p in pairs), right_keys=tuple(p[1] for p in pairs))
+
+
+def _remap(e: P.Expr, nl: int, by: int) -> P.Expr:
+    if isinstance(e, P.ColRef):
+        return replace(e, index=e.index + by) if e.index >= nl else e
+    if isinstance(e, P.Call):
+        return replace(e, args=tuple(_remap(a, nl, by) for a in e.args))
+    if isinstance(e, P.Cast):
+        return replace(e, arg=_remap(e.arg, nl, by))
+    return e
+
+
+def _compute_key_expressions(qb, join: P.Join) -> Optional[P.Node]:
+    nl, nr = len(join.left.schema), len(join.right.schema)
+    lx: list[P.Expr] = []
+    rx: list[P.Expr] = []
+    found = []  # (conjunct, left expr, right expr over right.schema)
+    for c in conjuncts(join.condition):
+        if not (isinstance(c, P.Call) and c.name == "=" and len(c.args) == 2):
+            continue
+        a, b = c.args
+        if isinstance(_strip(a), P.ColRef) and isinstance(_strip(b), P.ColRef):
+            continue
+        ra, rb = P.refs(a), P.refs(b)
+        if not ra or not rb:
+            continue
+        if max(ra) < nl <= min(rb):
+            found.append((c, a, shift(b, -nl)))
+        elif max(rb) < nl <= min(ra):
+            found.append((c, b, shift(a, -nl)))
+    if not found:
+        return None
+    for _, le, re_ in found:
+        if not isinstance(le, P.ColRef) and le not in lx:
+            lx.append(le)
+        if not isinstance(re_, P.ColRef) and re_ not in rx:
+            rx.append(re_)
+    left = _extend(join.left, lx)
+    right = _extend(join.right, rx)
+    nl2 = len(left.schema)
+    by = len(lx)
+
+    def key_ref(e: P.Expr, node: P.Node, extra: list, base: int, offset: int) -> P.ColRef:
+        i = e.index if isinstance(e, P.ColRef) else base + extra.index(e)
+        return P.ColRef(node.schema[i].type, offset + i, node.schema[i].name)
+    parts = []
+    for c in conjuncts(join.condition):
+        hit = next((f for f in found if f[0] is c), None)
+        if hit is None:
+            parts.append(_remap(c, nl, by))
+        else:
+            parts.append(replace(c, args=(key_ref(hit[1], left, lx, nl, 0), key_ref(hit[2], right, rx, nr, nl2))))
+    inner = classify(qb, replace(join, left=left, right=right, condition=conjoin(parts)))
+    keep = list(range(nl)) + ([] if join.kind in ("SEMI", "ANTI") else [nl2 + j for j in range(nr)])
+    sch = inner.schema
+    return P.Calc(inner, tuple(P.ColRef(sch[i].type, i, sch[i].name) for i in keep),
+                  tuple(sch[i].name for i in keep))
+
+
+def _extend(node: P.Node, extra: list[P.Expr]) -> P.Node:
+    if not extra:
+        return node
+    n = len(node.schema)
+    projs = tuple(P.ColRef(f.type, i, f.name) for i, f in enumerate(node.schema)) + tuple(extra)
+    return P.Calc(node, projs, tuple(node.names()) + tuple(f"$f{n + i}" for i in range(len(extra))))
+
+
+def _window_join(join: P.Join, pairs, nl: int) -> Optional[P.Join]:
+    found: dict[str, tuple[int, int]] = {}
+    keys = []
+    for l, r, _ in pairs:
+        lp, rp = window_prop(join.left, l), window_prop(join.right, r)
+        if lp in ("window_start", "window_end") and lp == rp:
+            found[lp] = (l, r)
+        else:
+            keys.append((l, r))
+    if set(found) != {"window_start", "window_end"}:
+        return None
+    return P.WindowJoin(join.left, join.right, join.kind, join.condition,
+                        tuple(k[0] for k in keys), tuple(k[1] for k in keys),
+                        left_window=(found["window_start"][0], found["window_end"][0]),
+                        right_window=(found["window_start"][1], found["window_end"][1]))
+
+
+def _time_operand(e: P.Expr) -> Optional[tuple[int, int]]:
+    """``col`` / ``col + INTERVAL`` / ``col - INTERVAL`` -> (column, offset ms)."""
+    e = _strip(e)
+    if isinstance(e, P.ColRef):
+        return e.index, 0
+    if isinstance(e, P.Call) and e.name in ("+", "-") and len(e.args) == 2:
+        base, lit = _strip(e.args[0]), e.args[1]
+        if e.name == "+" and isinstance(base, P.Lit):
+            base, lit = _strip(e.args[1]), e.args[0]
+        if isinstance(base, P.ColRef) and isinstance(lit, P.Lit) and lit.type.root == "INTERVAL_DAY_TIME":
+            return base.index, int(lit.value) * (1 if e.name == "+" else -1)
+    return None
+
+
+def _comparisons(cond: Optional[P.Expr]):
+    """(conjunct, a, op, b) for each comparison; BETWEEN splits into two."""
+    for c in conjuncts(cond):
+        if isinstance(c, P.Call) and c.name in ("<", "<=", ">", ">=") and len(c.args) == 2:
+            yield c, c.args[0], c.name, c.args[1]
+        elif isinstance(c, P.Call) and c.name == "BETWEEN" and len(c.args) == 3:
+            yield c, c.args[0], ">=", c.args[1]
+            yield c, c.args[0], "<=", c.args[2]
+
+
+FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
+def _interval_join(join: P.Join, pairs, nl: int, width: int) -> Optional[P.Join]:
+    """``left.t + lower <= right.t <= left.t + upper`` from the time predicates."""
+    ls, rs = join.left.schema, join.right.schema
+    lower = upper = None
+    times = None
+    for _, a, op, b in _comparisons(join.condition):
+        x, y = _time_operand(a), _time_operand(b)
+        if x is None or y is None:
+            continue
+        if x[0] >= nl and y[0] < nl:  # right op left -> left op' right
+            x, y, op = y, x, FLIP[op]
+        if not (x[0] < nl <= y[0] < width):
+            continue
+        lt, rt = x[0], y[0] - nl
+        if ls[lt].type.time_attr is None or rs[rt].type.time_attr is None:
+            continue
+        if times is not None and times != (lt, rt):
+            continue
+        times = (lt, rt)
+        # l + ox  op  r + oy   <=>   r - l  op'  ox - oy
+        d = x[1] - y[1]
+        if op in ("<=", "<"):  # r - l >= d (+1 if strict)
+            lo = d + (1 if op == "<" else 0)
+            lower = lo if lower is None else max(lower, lo)
+        else:  # r - l <= d (-1 if strict)
+            hi = d - (1 if op == ">" else 0)
+            upper = hi if upper is None else min(upper, hi)
+    if times is None or lower is None or upper is None:
+        return None
+    return P.IntervalJoin(join.left, join.right, join.kind, join.condition,
+                          tuple(p[0] for p in pairs), tuple(p[1] for p in pairs),
+                          left_time=times[0], right_time=times[1], lower_ms=lower, upper_ms=upper)
+
+
+# -- temporal joins ------------------------------------------------------------------------
+def bind_temporal(qb, left, j: exp.Join, jkind: str):
+    """``l [LEFT] JOIN r FOR SYSTEM_TIME AS OF l.t ON l.k = r.pk``."""
+    from sqlengine.binder.query import Relation
+    from catalog.objects import CatalogView
+    item: exp.Table = j.this
+    if jkind not in ("INNER", "LEFT"):
+        raise ValidationError("Temporal table join currently only supports INNER JOIN and LEFT JOIN",
+                              qb.span(j))
+    version = item.args["version"]
+    time_ref = ExprBinder(left.scope(qb.source)).bind(version.expression)
+    if not isinstance(time_ref, P.ColRef):
+        raise ValidationError("FOR SYSTEM_TIME AS OF requires a time attribute column of the left table",
+                              qb.span(version))
+    plain = item.copy()
+    plain.set("version", None)
+    right = qb.bind_from(plain)
+    parts = [p.name for p in plain.parts]
+    obj = qb.catalogs.get_table(qb.catalogs.qualify(parts)) if not qb.is_cte(parts) else None
+    proctime = time_ref.type.time_attr == "PROCTIME"
+    if proctime:  # a lookup join: the equi keys, no primary key needed
+        return _lookup_join(qb, left, right, j, jkind, time_ref)
+    if obj is None or isinstance(obj, CatalogView) or not obj.schema.primary_key:
+        raise ValidationError(
+            "Temporal Table Join requires primary key in versioned table, but no primary key can be "
+            f"found. The versioned table is [{'.'.join(parts)}].", qb.span(item))
+    pk = [n.lower() for n in obj.schema.primary_key]
+    rnames = [n.lower() for n in right.node.names()]
+    quals = left.qualifiers + right.qualifiers
+    nl = len(left.node.schema)
+    on = j.args.get("on")
+    if on is None:
+        raise ValidationError("Temporal table join requires an ON condition", qb.span(j))
+    cond = _bind_condition(qb, Relation(P.Join(left.node, right.node, jkind, None), quals), on)
+    pairs = [(l, r) for l, r, _ in equi_pairs(cond, nl, nl + len(right.node.schema)) if rnames[r] in pk]
+    if {rnames[r] for _, r in pairs} != set(pk):
+        raise ValidationError(
+            "Temporal table join requires an equality condition on fields of table "
+            f"[{qb.catalogs.qualify(parts)}].", qb.span(on))
+    wms = [w.column.lower() for w in obj.schema.watermarks]
+    if not wms:
+        raise ValidationError(
+            "Event-Time Temporal Table Join requires both primary key and row time attribute in "
+            "versioned table, but no row time attribute can be found.", qb.span(item))
+    right_time = rnames.index(wms[0])
+    node = P.TemporalJoin(left.node, right.node, jkind, cond, tuple(p[0] for p in pairs),
+                          tuple(p[1] for p in pairs), left_time=time_ref.index, right_time=right_time)
+    return Relation(node, quals, set(left.hidden))
+
+
+def _lookup_join(qb, left, right, j: exp.Join, jkind: str, time_ref: P.ColRef):
+    from sqlengine.binder.query import Relation
+    quals = left.qualifiers + right.qualifiers
+    nl = len(left.node.schema)
+    cond = _bind_condition(qb, Relation(P.Join(left.node, right.node, jkind, None), quals), j.args["on"])
+    pairs = equi_pairs(cond, nl, nl + len(right.node.schema))
+    if not pairs:
+        raise ValidationError("Temporal table join requires an equality condition on fields of the "
+                              "lookup table.", qb.span(j))
+    node = P.TemporalJoin(left.node, right.node, jkind, cond, tuple(p[0] for p in pairs),
+                          tuple(p[1] for p in pairs), left_time=time_ref.index, right_time=-1)
+    return Relation(node, quals, set(left.hidden))
+
+
+# -- UNNEST ---------------------------------------------------------------------------------
+def bind_unnest(qb, left, item: exp.Unnest, side: str, on: Optional[exp.Expression]):
+    """``CROSS JOIN UNNEST(expr) [WITH ORDINALITY] AS t(cols)`` (lateral over ``left``)."""
+    from sqlengine.binder.query import Relation
+    if side not in ("", "LEFT"):
+        raise UnsupportedError(f"{side} JOIN UNNEST is not supported", qb.span(item))
+    if side == "LEFT" and on is not None and not (isinstance(on, exp.Boolean) and on.this):
+        raise UnsupportedError("LEFT JOIN UNNEST supports only ON TRUE", qb.span(on))
+    if len(item.expressions) != 1:
+        raise UnsupportedError("UNNEST of several collections is not supported", qb.span(item))
+    e = ExprBinder(left.scope(qb.source)).bind(item.expressions[0])
+    t = e.type
+    if t.root in ("ARRAY", "MULTISET"):
+        elem = t.element
+        fields = [(f.name, f.type) for f in elem.fields] if elem.root == "ROW" else [("EXPR$0", elem)]
+    elif t.root == "MAP":
+        fields = [("KEY", t.key), ("VALUE", t.value)]
+    else:
+        raise ValidationError(f"UNNEST expects an ARRAY, MULTISET or MAP, but got {t}", qb.span(item))
+    alias = item.args.get("alias")
+    cols = [c.name for c in alias.columns] if alias is not None else []
+    offset = item.args.get("offset")
+    ordinality = offset is not None and offset is not False
+    ord_name = offset.name if isinstance(offset, exp.Expression) and offset.name else "ORDINALITY"
+    if ordinality and len(cols) == len(fields) + 1:
+        ord_name = cols.pop()
+    if cols and len(cols) != len(fields):
+        raise ValidationError(f"List of column aliases must have same degree as table; table has "
+                              f"{len(fields)} columns, whereas alias list has {len(cols)} columns", qb.span(item))
+    out = [P.Field(cols[i] if cols else n, ft) for i, (n, ft) in enumerate(fields)]
+    if ordinality:
+        out.append(P.Field(ord_name, T.INT(False)))
+    if side == "LEFT":
+        out = [P.Field(f.name, f.type.with_nullable(True)) for f in out]
+    node = P.Unnest(left.node, e, tuple(out), ordinality, side == "LEFT")
+    name = alias.name if alias is not None and alias.name else None
+    return Relation(node, left.qualifiers + [name] * len(out), set(left.hidden))
