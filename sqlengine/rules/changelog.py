@@ -17,9 +17,10 @@ def updating_node(node: P.Node, streaming: bool):
         return node
     if isinstance(node, P.Sort) and node.limit is not None and node.keys:
         return node
-    # A regular outer join retracts its NULL-padded rows; inner/semi/anti joins, interval,
-    # window and temporal joins, OVER and UNNEST are insert-only over insert-only inputs.
-    if type(node) is P.Join and node.kind in ("LEFT", "RIGHT", "FULL"):
+    # A regular outer join retracts its NULL-padded rows, an anti join a row whose first
+    # match arrives; inner/semi joins, interval, window and temporal joins, OVER and
+    # UNNEST are insert-only over insert-only inputs.
+    if type(node) is P.Join and node.kind in ("LEFT", "RIGHT", "FULL", "ANTI"):
         return node
     if isinstance(node, P.Rank) and not is_window_rank(node):
         return node

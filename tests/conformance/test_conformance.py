@@ -23,20 +23,7 @@ CORPUS = HERE / "flink"
 SHARED = HERE.parents[2] / "shared" / "conformance"
 CASES = sorted(p.name for p in (CORPUS / "cases").iterdir() if p.is_dir() and not p.name.startswith("_"))
 
-MISSING = {
-    "docs_interval_join": "interval joins",
-    "docs_temporal_join": "event-time temporal joins",
-    "docs_window_dedup": "window deduplication (ROW_NUMBER over window TVF)",
-    "docs_window_join": "window joins",
-    "docs_window_topn": "window Top-N",
-    "nexmark_q13": "regular joins",
-    "nexmark_q20": "regular joins",
-    "nexmark_q3": "regular joins",
-    "nexmark_q7": "joins of window aggregates",
-    "nexmark_q8": "window joins",
-    "over_range": "OVER aggregation",
-    "over_rows": "OVER aggregation",
-}
+MISSING: dict[str, str] = {}
 
 
 def test_vendored_copy_matches_shared():

@@ -82,6 +82,9 @@ def epoch_merge_aggregate(lw, node: P.Aggregate, child: Lowered) -> Lowered:
 
 
 def epoch_group_aggregate(lw, node: P.Aggregate, child: Lowered) -> Lowered:
+    if node.grouping_sets is not None:
+        from sqlengine.errors import UnsupportedError
+        raise UnsupportedError("GROUPING SETS / ROLLUP / CUBE are not supported in streaming mode yet")
     if mergeable(node, child):
         return epoch_merge_aggregate(lw, node, child)
     ep = lw.ep

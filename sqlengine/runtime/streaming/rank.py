@@ -23,7 +23,6 @@ from sqlengine.runtime.streaming.changes import (diff, emit_inserts_deletes, exp
                                                  semi, signed, anti)
 from sqlengine.runtime.streaming.group_aggregate import append_log
 from sqlengine.runtime.streaming.state import COUNT
-from sqlengine.runtime.streaming.timecols import window_end_of
 
 RANK_FNS = {"ROW_NUMBER": F.row_number, "RANK": F.rank, "DENSE_RANK": F.dense_rank}
 
@@ -42,8 +41,10 @@ def rank_rows(node: P.Rank, df: DataFrame, keep_extra: tuple[str, ...] = ()) -> 
 
 
 def epoch_rank(lw, node: P.Rank, child: Lowered) -> Lowered:
-    end = window_end_of(node.input, node.partition_keys)
-    if end is not None and not child.updating:
+    from sqlengine.plan.lineage import window_prop
+    from sqlengine.rules.changelog import is_window_rank
+    if is_window_rank(node) and not child.updating:
+        end = next(k for k in node.partition_keys if window_prop(node.input, k) == "window_end")
         return _window_rank(lw, node, child, end)
     ep = lw.ep
     width = len(node.input.schema)

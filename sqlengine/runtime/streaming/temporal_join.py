@@ -29,7 +29,7 @@ def epoch_temporal_join(lw, node: P.TemporalJoin, left: Lowered, right: Lowered)
     fresh = left.df.select(*fcols(nl)).where(lt > F.lit(prev))
     pending_t = ep.store.table(ep.ids[node], "pending", fresh.schema)
     pending = ep.persist(pending_t.read(ep.epoch).unionByName(fresh))
-    ready = ep.persist(pending.where(lt <= F.lit(wm)).withColumn("__lid", F.monotonically_increasing_id()))
+    ready = ep.persist(pending.where(lt <= F.lit(wm)))
     rnew = right.df.select(*fcols(nr))
     if right.updating:  # versions are the rows that take effect; retractions end nothing here
         from connectors.base import OP
@@ -44,14 +44,8 @@ def epoch_temporal_join(lw, node: P.TemporalJoin, left: Lowered, right: Lowered)
 
 
 def _as_of(lw, node: P.TemporalJoin, ready: DataFrame, versions: DataFrame) -> DataFrame:
-    nl, nr = len(node.left.schema), len(node.right.schema)
-    rf = versions.select(*[F.col(f"f{i}").alias(f"f{nl + i}") for i in range(nr)])
-    cond = lw.exprs.lower(node.condition) if node.condition is not None else F.lit(True)
-    cond = cond & (col(nl + node.right_time) <= col(node.left_time))
-    joined = ready.join(rf, cond, "left_outer" if node.kind == "LEFT" else "inner")
-    latest = Window.partitionBy("__lid").orderBy(col(nl + node.right_time).desc_nulls_last())
-    return (joined.withColumn("__rn", F.row_number().over(latest)).where(F.col("__rn") == 1)
-            .select(*fcols(nl + nr)))
+    from sqlengine.runtime.ops.join import batch_temporal_join
+    return batch_temporal_join(lw, node, ready, versions)
 
 
 def _prune(node: P.TemporalJoin, versions: DataFrame, wm: int) -> DataFrame:

@@ -52,7 +52,7 @@ def epoch_window_aggregate(lw, node: P.WindowAggregate, child: Lowered) -> Lower
 def _aggregate(lw, node: P.WindowAggregate, rows: DataFrame, start, end, extra=()) -> DataFrame:
     keys = [col(k) for k in node.keys]
     aggs = lw.agg_columns(node.aggs, len(node.input.schema))
-    grouped = rows.groupBy(*keys, *extra, start.alias("__ws"), end.alias("__we")).agg(*aggs)
+    grouped = rows.groupBy(*keys, *extra, start.alias("__ws"), end.alias("__we")).agg(*(aggs or [F.count(F.lit(1)).alias("__none")]))
     nk = len(node.keys)
     props = {"window_start": F.col("__ws"), "window_end": F.col("__we"),
              "window_time": F.col("__we") - F.expr("INTERVAL 1 MILLISECOND")}
