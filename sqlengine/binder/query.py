@@ -279,14 +279,14 @@ class QueryBinder:
             if size is None or slide is None or size % slide != 0:
                 raise ValidationError("HOP table function based aggregate requires size must be an "
                                       "integral multiple of slide", self.span(node))
-            return P.WindowSpec("HOP", tcol, size, slide_ms=slide)
+            return P.WindowSpec("HOP", tcol, size, slide_ms=slide, offset_ms=named.get("OFFSET", ms[2] if len(ms) > 2 else 0))
         if kind == "CUMULATE":
             step = named.get("STEP", ms[0] if ms else None)
             size = named.get("SIZE", named.get("MAX_SIZE", ms[1] if len(ms) > 1 else None))
             if size is None or step is None or size % step != 0:
                 raise ValidationError("CUMULATE table function based aggregate requires maxSize must be "
                                       "an integral multiple of step", self.span(node))
-            return P.WindowSpec("CUMULATE", tcol, size, slide_ms=step)
+            return P.WindowSpec("CUMULATE", tcol, size, slide_ms=step, offset_ms=named.get("OFFSET", ms[2] if len(ms) > 2 else 0))
         return P.WindowSpec("SESSION", tcol, 0, gap_ms=named.get("GAP", ms[-1] if ms else None))
 
     def interval_ms(self, e: exp.Expression) -> int:

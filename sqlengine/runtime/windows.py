@@ -18,10 +18,10 @@ def _dur(ms: int) -> str:
     return f"{ms} milliseconds"
 
 
-def _cumulate_windows(tcol: Column, size: int, step: int) -> Column:
+def _cumulate_windows(tcol: Column, size: int, step: int, offset: int = 0) -> Column:
     """Array of (start, end) structs for the CUMULATE windows containing ``tcol``."""
     t = F.unix_millis(tcol)
-    ws = t - F.pmod(t, F.lit(size))
+    ws = t - F.pmod(t - F.lit(offset), F.lit(size))
     n = size // step
     ends = F.filter(F.sequence(F.lit(1), F.lit(n)), lambda k: ws + k * step > t)
     return F.transform(ends, lambda k: F.struct(F.timestamp_millis(ws).alias("start"),
@@ -32,10 +32,11 @@ def window_struct(spec: P.WindowSpec, tcol: Column) -> Column:
     if spec.kind == "TUMBLE":
         return F.window(tcol, _dur(spec.size_ms), startTime=_dur(spec.offset_ms) if spec.offset_ms else None)
     if spec.kind == "HOP":
-        return F.window(tcol, _dur(spec.size_ms), _dur(spec.slide_ms))
+        return F.window(tcol, _dur(spec.size_ms), _dur(spec.slide_ms),
+                        startTime=_dur(spec.offset_ms % spec.slide_ms) if spec.offset_ms else None)
     if spec.kind == "SESSION":
         return F.session_window(tcol, _dur(spec.gap_ms))
-    return F.explode(_cumulate_windows(tcol, spec.size_ms, spec.slide_ms))
+    return F.explode(_cumulate_windows(tcol, spec.size_ms, spec.slide_ms, spec.offset_ms))
 
 
 def lower_window_aggregate(lw, node: P.WindowAggregate, child: Lowered) -> Lowered:
@@ -84,13 +85,13 @@ def lower_window_tvf(lw, node: P.WindowTableFunction, child: Lowered) -> Lowered
                                          (start + F.expr(f"INTERVAL {spec.size_ms} MILLISECONDS")).alias("end")))
     elif spec.kind == "HOP":
         t = F.unix_millis(tcol)
-        last = t - F.pmod(t, F.lit(spec.slide_ms))
+        last = t - F.pmod(t - F.lit(spec.offset_ms), F.lit(spec.slide_ms))
         n = spec.size_ms // spec.slide_ms
         starts = F.transform(F.sequence(F.lit(0), F.lit(n - 1)), lambda k: last - k * spec.slide_ms)
         df = df.withColumn("w", F.explode(F.transform(starts, lambda s: F.struct(
             F.timestamp_millis(s).alias("start"), F.timestamp_millis(s + spec.size_ms).alias("end")))))
     else:
-        df = df.withColumn("w", F.explode(_cumulate_windows(tcol, spec.size_ms, spec.slide_ms)))
+        df = df.withColumn("w", F.explode(_cumulate_windows(tcol, spec.size_ms, spec.slide_ms, spec.offset_ms)))
     cols = [col(i) for i in range(width)]
     cols += [F.col("w.start").alias(f"f{width}"), F.col("w.end").alias(f"f{width + 1}"),
              (F.col("w.end") - F.expr("INTERVAL 1 MILLISECOND")).alias(f"f{width + 2}")]

@@ -29,34 +29,7 @@ COMPARE = HERE / "flink" / "compare.py"
 EXTRA = HERE / "extra" / "cases"
 CASES = sorted(p.name for p in EXTRA.iterdir() if p.is_dir() and not p.name.startswith("_"))
 
-MISSING: dict[str, str] = {
-    "batch_cube_grouping_id": "CUBE / GROUPING_ID",
-    "batch_outer_joins_residual": "regular joins (outer, with residual predicates)",
-    "batch_rank_dense_rank": "batch Top-N (RANK / DENSE_RANK OVER)",
-    "batch_subqueries": "IN / EXISTS subqueries",
-    "cascaded_windows": "window aggregation over another window aggregation's window_time",
-    "hop_tumble_offset": "HOP window offset (the offset argument is ignored: wrong windows)",
-    "interval_join_between": "interval joins",
-    "interval_left_join": "interval joins (LEFT OUTER)",
-    "multiway_join": "regular joins",
-    "over_range_named_ltz": "OVER aggregation (RANGE, named WINDOW clause)",
-    "over_rows_unbounded_multi": "OVER aggregation (ROWS UNBOUNDED PRECEDING)",
-    "over_then_filter": "OVER aggregation",
-    "session_partition_by": "COUNT(DISTINCT) in streaming window aggregation",
-    "temporal_join_inner": "event-time temporal joins",
-    "tumble_distinct_filter": "COUNT(DISTINCT) in streaming window aggregation",
-    "unnest_arrays": "CROSS JOIN UNNEST",
-    "upd_group_by_group_by": "GROUP BY over an updating input",
-    "upd_left_join": "regular joins (streaming, updating)",
-    "upd_minmax_retract": "regular joins (streaming, updating) and MIN/MAX under retraction",
-    "upd_top3_per_group": "streaming Top-N (ROW_NUMBER OVER)",
-    "window_dedup_first_ltz": "window deduplication (ROW_NUMBER over window TVF)",
-    "window_inner_join_cumulate": "window joins",
-    "window_left_join_hop": "window joins",
-    "window_semi_anti_join": "window semi/anti joins (IN / NOT EXISTS subqueries)",
-    "window_top1_hop": "window Top-N",
-    "window_topn_cumulate_agg": "window Top-N",
-}
+MISSING: dict[str, str] = {}
 
 
 def case_config(case: Path) -> dict:
