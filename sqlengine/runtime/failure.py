@@ -19,20 +19,37 @@ DRIVER_DIED = "The Spark driver (JVM) died"
 _MAX = 500
 _EXCEPTION_LINE = re.compile(r"^([A-Za-z_][\w.$]*(?:Error|Exception|Exit|Interrupt))(?::\s*(.*))?$")
 _CONDITION = re.compile(r"^\[USER_RAISED_EXCEPTION\]\s*")
-_SQLSTATE = re.compile(r"\.?\s*SQLSTATE: \w+\s*$")
+# Spark's tail: ``SQLSTATE: 42703; line 1 pos 7;`` (a place in Spark's SQL, not the user's).
+_TAIL = re.compile(r"(?:\s*SQLSTATE: \w+|;\s*line \d+ pos \d+|;)+\s*$")
+_CAUSED_BY = re.compile(r"^(?:Caused by: |: )")
+_JOB_FAILED = re.compile(r"^(Job \S+ failed): ")
 _PLAN = ("\n;", "\n+-", "\n:-", "\n== ")
 
 
 def to_engine_error(exc: BaseException) -> SqlEngineError:
-    """``exc`` as an engine error (itself if it is one); the original is its cause."""
-    if isinstance(exc, SqlEngineError) and not driver_died(exc):
-        return exc
+    """``exc`` as an engine error (itself, if one with its own reason); the original is its cause."""
     if driver_died(exc):
-        err: SqlEngineError = ExecutionError(DRIVER_DIED + _oom_hint() + ".")
-    else:
-        err = ExecutionError(root_cause(exc))
-    err.__cause__ = exc
+        return _caused(ExecutionError(DRIVER_DIED + _oom_hint() + "."), exc)
+    if isinstance(exc, SqlEngineError):
+        return _job_failure(exc)
+    return _caused(ExecutionError(root_cause(exc)), exc)
+
+
+def _caused(err: SqlEngineError, cause: BaseException) -> SqlEngineError:
+    err.__cause__ = cause
     return err
+
+
+def _job_failure(err: SqlEngineError) -> SqlEngineError:
+    """runtime/job.py words a failed job ``Job <id> failed: <reason>`` with its own parse
+    of Spark's message (``_root_message``); the reason is derived here as for any other
+    failure, so a Python worker's error reads the same in every path."""
+    found = _JOB_FAILED.match(err.message)
+    cause = err.__cause__
+    if found is None or cause is None or isinstance(cause, SqlEngineError):
+        return err
+    d = err.diagnostic
+    return _caused(type(err)(f"{found.group(1)}: {root_cause(cause)}", d.span, d.hint), cause)
 
 
 def root_cause(exc: BaseException) -> str:
@@ -130,16 +147,27 @@ def _jvm_messages(e: BaseException) -> list[str]:
 
 
 def _reason(text: str) -> str:
-    """The user-facing line of one message: a traceback's last exception, no plan."""
+    """The user-facing line of one message: its innermost exception line, no plan."""
     for marker in _PLAN:
         text = text.split(marker, 1)[0]
     lines = [l.rstrip() for l in text.strip().splitlines() if l.strip()]
     if not lines:
         return ""
-    if any(l.startswith("Traceback (most recent call last)") for l in lines):
-        lines = [l for l in lines if _EXCEPTION_LINE.match(l)] or lines
-        return _strip(lines[-1])
-    return _strip(_innermost_clause(lines[0]))
+    raised = [l for l in lines if _raised(l)]
+    if raised:  # a Python traceback's exception, a JVM "Caused by:", py4j's ": <Java error>"
+        return _strip(_innermost_clause(_CAUSED_BY.sub("", raised[-1])))
+    first = lines[0]
+    if first.endswith(":") and len(lines) > 1:  # "... Spark >= 3.0:\n<the reason>"
+        first = f"{first} {lines[1].strip()}"
+    return _strip(_innermost_clause(first))
+
+
+def _raised(line: str) -> bool:
+    """An unindented line naming an exception and its message (not a traceback header)."""
+    if line[:1].isspace():
+        return False
+    body = _CAUSED_BY.sub("", line).rstrip()
+    return bool(_EXCEPTION_LINE.match(body)) and not body.endswith(":")
 
 
 def _innermost_clause(line: str) -> str:
@@ -154,6 +182,5 @@ def _strip(line: str) -> str:
     if m and m.group(2) is not None:
         name, msg = m.group(1), m.group(2)
         line = msg if "." in name else f"{name}: {msg}"
-    line = _CONDITION.sub("", line.strip())
-    return _SQLSTATE.sub("", line) if line.startswith("Failed to deserialize") else line.strip()
+    return _TAIL.sub("", _CONDITION.sub("", line.strip())).strip()
 
