@@ -63,10 +63,22 @@ def _read(path: str) -> str:
         raise SystemExit(f"[ERROR] Cannot read {path}: {exc.strerror}") from None
 
 
+def _start(conf: dict[str, str], texts: list[str]):
+    """The session; the JVM starts meanwhile, unless a script sets ``spark.*`` keys itself."""
+    if not any(_SETS_SPARK.search(t) for t in texts):
+        # Start the JVM while the planner is imported; a script that sets spark.* keys
+        # itself starts Spark when it first needs it, with those keys.
+        from sqlengine.runtime.spark import prestart
+        prestart({k: v for k, v in conf.items() if k.startswith("spark.")})
+    from sqlengine.session import Session
+    return Session(conf)
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     from sqlengine.logs import setup
+    from shell.report import is_verbose, report
 
-    log = setup()  # before PySpark is imported: its warnings go to the log file
+    log = setup()  # first: warnings and PySpark's loggers go to the log file
     args = _parser().parse_args(argv)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     conf = _conf(args.defines)
@@ -74,14 +86,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     if not texts:
         _parser().print_help()
         return 0
-    if not any(_SETS_SPARK.search(t) for t in texts):
-        # Start the JVM while the planner is imported; a script that sets spark.* keys
-        # itself starts Spark when it first needs it, with those keys.
-        from sqlengine.runtime.spark import prestart
-        prestart({k: v for k, v in conf.items() if k.startswith("spark.")})
-    from sqlengine.session import Session
-
-    session = Session(conf)
+    try:
+        session = _start(conf, texts)
+    except Exception as exc:  # noqa: BLE001 - reported like a failing statement
+        report(exc, log, is_verbose(conf))
+        return 1
     return 0 if all(run_script(session, t, log=log) for t in texts) else 1
 
 

@@ -18,6 +18,7 @@ LOGGER = "sqlengine"
 _FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 # PySpark's own loggers print JSON to stderr and do not propagate (pyspark/logger).
 _PYSPARK_LOGGERS = ("DataFrameQueryContextLogger", "SQLQueryContextLogger")
+_run_start: dict[Path, int] = {}  # where this run began writing each log file
 
 
 def log_path() -> Path:
@@ -26,6 +27,18 @@ def log_path() -> Path:
     folder = Path(base) / "sqlengine" / "log"
     folder.mkdir(parents=True, exist_ok=True)
     return folder / f"sqlengine-{dt.date.today().isoformat()}.log"
+
+
+def run_tail(max_bytes: int) -> str:
+    """The last ``max_bytes`` this run wrote to the log file (what the JVM said as it died)."""
+    path = log_path()
+    try:
+        with open(path, "rb") as f:
+            end = f.seek(0, os.SEEK_END)
+            f.seek(max(_run_start.get(path, 0), end - max_bytes))
+            return f.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
 
 
 def _file_handler(path: Path) -> logging.Handler:
@@ -41,6 +54,7 @@ def setup() -> Path:
     For a command-line run: a library user's notebook keeps its own logging set-up.
     """
     path = log_path()
+    _run_start.setdefault(path, path.stat().st_size if path.exists() else 0)
     root = logging.getLogger()
     if not any(getattr(h, "_sqlengine", False) for h in root.handlers):
         for handler in list(root.handlers):

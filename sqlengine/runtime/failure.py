@@ -66,8 +66,8 @@ def driver_died(exc: BaseException) -> bool:
     """Whether the driver JVM has exited (checked on the process when we started it)."""
     proc = _jvm_process()
     network = any(_is_network_error(e) for e in _chain(exc))
-    if proc is None:
-        return network
+    if proc is None:  # a JVM we did not start (or none yet): only Py4J's word for it
+        return network and _gateway() is not None
     if network:
         try:
             proc.wait(timeout=5)  # the socket closes a moment before the process is reaped
@@ -76,12 +76,16 @@ def driver_died(exc: BaseException) -> bool:
     return proc.poll() is not None
 
 
-def _jvm_process() -> Optional[subprocess.Popen]:
+def _gateway() -> object:
     try:
         from pyspark import SparkContext
     except ImportError:
         return None
-    return getattr(SparkContext._gateway, "proc", None)
+    return SparkContext._gateway
+
+
+def _jvm_process() -> Optional[subprocess.Popen]:
+    return getattr(_gateway(), "proc", None)
 
 
 def _is_network_error(e: BaseException) -> bool:
@@ -91,15 +95,8 @@ def _is_network_error(e: BaseException) -> bool:
 
 
 def _oom_hint() -> str:
-    from sqlengine.logs import log_path
-    try:
-        with open(log_path(), "rb") as f:
-            f.seek(0, 2)
-            f.seek(max(0, f.tell() - 65536))
-            tail = f.read().decode("utf-8", "replace")
-    except OSError:
-        return ""
-    return " (java.lang.OutOfMemoryError)" if "OutOfMemoryError" in tail else ""
+    from sqlengine.logs import run_tail
+    return " (java.lang.OutOfMemoryError)" if "OutOfMemoryError" in run_tail(65536) else ""
 
 
 def _chain(exc: BaseException) -> list[BaseException]:
