@@ -21,7 +21,7 @@ _EXCEPTION_LINE = re.compile(r"^([A-Za-z_][\w.$]*(?:Error|Exception|Exit|Interru
 _CONDITION = re.compile(r"^\[USER_RAISED_EXCEPTION\]\s*")
 # Spark's tail: ``SQLSTATE: 42703; line 1 pos 7;`` (a place in Spark's SQL, not the user's).
 _TAIL = re.compile(r"(?:\s*SQLSTATE: \w+|;\s*line \d+ pos \d+|;)+\s*$")
-_CAUSED_BY = re.compile(r"^(?:Caused by: |: )")
+_CAUSED_BY = re.compile(r'^(?:Caused by: |: |Exception in thread "[^"]*" )')
 _JOB_FAILED = re.compile(r"^(Job \S+ failed): ")
 _PLAN = ("\n;", "\n+-", "\n:-", "\n== ")
 
@@ -56,7 +56,7 @@ def root_cause(exc: BaseException) -> str:
     """One line: the innermost message of ``exc``'s chain (Python and JVM causes)."""
     texts = [t for t in _messages(exc) if t.strip()]
     for text in reversed(texts):
-        line = _reason(text)
+        line = reason_in(text)
         if line:
             return line[:_MAX]
     return type(exc).__name__
@@ -143,8 +143,8 @@ def _jvm_messages(e: BaseException) -> list[str]:
     return out
 
 
-def _reason(text: str) -> str:
-    """The user-facing line of one message: its innermost exception line, no plan."""
+def reason_in(text: str) -> str:
+    """The user-facing line of one message or log excerpt: its innermost exception line, no plan."""
     for marker in _PLAN:
         text = text.split(marker, 1)[0]
     lines = [l.rstrip() for l in text.strip().splitlines() if l.strip()]

@@ -122,7 +122,21 @@ def _launch_gateway(merged: dict[str, str]) -> bool:
     merged[DRIVER_JAVA_OPTIONS] += (f" -Dlog4j2.configurationFile={_quoted(LOG4J2_CONFIG.as_uri())}"
                                     f" -Dsqlengine.log.file={_quoted(str(log))}")
     with open(log, "ab") as out:  # the child keeps its own descriptor
-        gateway = launch_gateway(SparkConf(loadDefaults=False).setAll(list(merged.items())),
-                                 popen_kwargs={"stdout": out, "stderr": out})
+        start = out.seek(0, os.SEEK_END)
+        try:
+            gateway = launch_gateway(SparkConf(loadDefaults=False).setAll(list(merged.items())),
+                                     popen_kwargs={"stdout": out, "stderr": out})
+        except Exception as exc:  # JAVA_GATEWAY_EXITED: the reason is what the JVM printed
+            raise _not_started(log, start) from exc
     SparkContext._ensure_initialized(gateway=gateway)
     return True
+
+
+def _not_started(log: Path, start: int) -> Exception:
+    from sqlengine.errors import ExecutionError
+    from sqlengine.runtime.failure import reason_in
+
+    with open(log, "rb") as f:
+        f.seek(start)
+        said = f.read().decode("utf-8", "replace")
+    return ExecutionError(f"The Spark driver (JVM) did not start: {reason_in(said) or 'no output'}")

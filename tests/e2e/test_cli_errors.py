@@ -179,3 +179,14 @@ def test_dead_driver_jvm_is_one_error_line_and_a_non_zero_exit(tmp_path, state_h
     reason, _ = _one_error(err, state_home)
     assert reason.startswith("The Spark driver (JVM) died"), err
     assert "ConnectionRefused" not in err and "Py4J" not in err
+
+
+def test_driver_that_does_not_start_is_one_error_line_with_the_jvm_reason(tmp_path, state_home):
+    res = subprocess.run([sys.executable, "-m", "shell.cli", "-D", "spark.master=bogus", "-f",
+                          str(_script(tmp_path, "SELECT 1;\n"))], capture_output=True, text=True, cwd=ROOT,
+                         timeout=600)
+    assert res.returncode == 1
+    reason, log = _one_error(res.stderr, state_home)
+    assert reason == "The Spark driver (JVM) did not start: Master must either be yarn or start with spark, " \
+                     "k8s, or local", res.stderr
+    assert "JAVA_GATEWAY_EXITED" in log
