@@ -28,6 +28,8 @@ _PLAN = ("\n;", "\n+-", "\n:-", "\n== ")
 
 def to_engine_error(exc: BaseException) -> SqlEngineError:
     """``exc`` as an engine error (itself, if one with its own reason); the original is its cause."""
+    if getattr(exc, "_translated", False):
+        return exc  # type: ignore[return-value]
     if driver_died(exc):
         return _caused(ExecutionError(DRIVER_DIED + _oom_hint() + "."), exc)
     if isinstance(exc, SqlEngineError):
@@ -37,6 +39,7 @@ def to_engine_error(exc: BaseException) -> SqlEngineError:
 
 def _caused(err: SqlEngineError, cause: BaseException) -> SqlEngineError:
     err.__cause__ = cause
+    err._translated = True  # type: ignore[attr-defined]  # translating again keeps it (and its span)
     return err
 
 

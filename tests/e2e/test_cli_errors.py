@@ -190,3 +190,16 @@ def test_driver_that_does_not_start_is_one_error_line_with_the_jvm_reason(tmp_pa
     assert reason == "The Spark driver (JVM) did not start: Master must either be yarn or start with spark, " \
                      "k8s, or local", res.stderr
     assert "JAVA_GATEWAY_EXITED" in log
+
+
+def test_driver_out_of_memory_is_reported_as_a_dead_driver(tmp_path, state_home):
+    script = """SET 'execution.runtime-mode' = 'batch';
+CREATE TABLE src (id INT) WITH ('connector' = 'datagen', 'number-of-rows' = '4');
+SELECT id, CHAR_LENGTH(REPEAT('x', 900000000 + id)) FROM src;
+"""
+    res = run_cli("-D", "spark.driver.memory=512m", "-f", str(_script(tmp_path, script)))
+    assert res.returncode == 1
+    reason, log = _one_error(res.stderr, state_home)
+    assert reason == "The Spark driver (JVM) died (java.lang.OutOfMemoryError).", res.stderr
+    assert "  at line 3, column 1:" in res.stderr
+    assert "Terminating due to java.lang.OutOfMemoryError" in log
