@@ -94,7 +94,16 @@ def full_trace(exc: BaseException) -> str:
 def log_failure(exc: BaseException, statement: str = "") -> None:
     """Write ``exc``'s full trace to the log file (and wherever else logging goes)."""
     where = f" in statement:\n{statement}\n" if statement else "\n"
-    logging.getLogger(LOGGER).error("Statement failed%s%s", where, full_trace(exc))
+    _failure_logger().error("Statement failed%s%s", where, full_trace(exc))
+
+
+def _failure_logger() -> logging.Logger:
+    """Writes to the log file whatever the process's logging set-up (never to stderr)."""
+    logger = logging.getLogger(LOGGER)
+    if not logger.handlers:
+        logger.addHandler(_file_handler(log_path()))
+        logger.propagate = False
+    return logger
 
 
 def _chain(exc: BaseException) -> list[BaseException]:
