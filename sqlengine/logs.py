@@ -94,10 +94,10 @@ def full_trace(exc: BaseException) -> str:
 def log_failure(exc: BaseException, statement: str = "") -> None:
     """Write ``exc``'s full trace to the log file (and wherever else logging goes)."""
     where = f" in statement:\n{statement}\n" if statement else "\n"
-    _failure_logger().error("Statement failed%s%s", where, full_trace(exc))
+    file_logger().error("Statement failed%s%s", where, full_trace(exc))
 
 
-def _failure_logger() -> logging.Logger:
+def file_logger() -> logging.Logger:
     """Writes to the log file whatever the process's logging set-up (never to stderr)."""
     logger = logging.getLogger(LOGGER)
     if not logger.handlers:

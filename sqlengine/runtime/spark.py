@@ -87,9 +87,23 @@ def get_spark(conf: Optional[dict[str, str]] = None):
     for key, value in merged.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
+    _quiet_accumulator_server(spark.sparkContext)
     if not ours:  # a JVM we did not start logs where it was told; keep it quiet
         spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+def _quiet_accumulator_server(sc) -> None:
+    """PySpark's accumulator server prints a failed request (the JVM hanging up while
+    the process exits) to stderr with ``socketserver``'s ``handle_error``: log it instead."""
+    server = getattr(sc, "_accumulatorServer", None)
+    if server is not None:
+        server.handle_error = _log_server_error
+
+
+def _log_server_error(request: object, client_address: object) -> None:
+    from sqlengine.logs import file_logger
+    file_logger().warning("PySpark accumulator server: a request from %s failed", client_address, exc_info=True)
 
 
 def _merged(conf: Optional[dict[str, str]]) -> dict[str, str]:
