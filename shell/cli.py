@@ -5,6 +5,7 @@ import argparse
 import os
 import re
 import sys
+from pathlib import Path
 from typing import Optional
 
 _SETS_SPARK = re.compile(r"\bSET\s+'spark\.", re.IGNORECASE)
@@ -29,67 +30,68 @@ def _conf(defines: list[str]) -> dict[str, str]:
     return conf
 
 
-def run_script(session, text: str, out=sys.stdout) -> bool:
-    """Execute statements in order; at the first failure print one [ERROR] line."""
+def run_script(session, text: str, out=sys.stdout, log: Optional[Path] = None) -> bool:
+    """Execute statements in order; at the first failure print one [ERROR] and stop."""
     from sqlengine.dialect.script import parse_script
-    from sqlengine.errors import SqlEngineError
+    from sqlengine.logs import log_path
+    from shell.report import is_verbose, report
 
-    verbose = lambda: session.conf.get("sql-client.verbose", "false").lower() == "true"
+    log = log or log_path()
+    statement = ""
     try:
-        statements = parse_script(text)
-    except SqlEngineError as err:
-        print(f"[ERROR] Could not execute SQL statement. Reason:\n{err.render()}", file=sys.stderr)
+        for stmt in parse_script(text):
+            statement = stmt.text
+            _print_result(session.execute_statement(stmt), out)
+    except Exception as exc:  # noqa: BLE001 - every failure is reported the same way
+        report(exc, log, is_verbose(session.conf), statement)
         return False
-    for stmt in statements:
-        try:
-            result = session.execute_statement(stmt)
-            print(result.render(), file=out)
-            for m in result.messages:
-                print(f"[INFO] {m}", file=out)
-            out.flush()
-        except SqlEngineError as err:
-            print(f"[ERROR] Could not execute SQL statement. Reason:\n{err.render()}", file=sys.stderr)
-            if verbose() and err.__cause__ is not None:
-                import traceback
-                traceback.print_exception(err.__cause__, file=sys.stderr)
-            return False
-        except Exception as exc:  # an engine bug: still one line, traceback only when verbose
-            print(f"[ERROR] Could not execute SQL statement. Reason:\n{type(exc).__name__}: {exc}",
-                  file=sys.stderr)
-            if verbose():
-                import traceback
-                traceback.print_exc()
-            return False
     return True
 
 
-def main(argv: Optional[list[str]] = None) -> int:
-    args = _parser().parse_args(argv)
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    conf = _conf(args.defines)
-    texts = []
-    for path in [args.init, args.file]:
-        if path is None:
-            continue
-        try:
-            texts.append(open(path, encoding="utf-8").read())
-        except OSError as exc:
-            print(f"[ERROR] Cannot read {path}: {exc.strerror}", file=sys.stderr)
-            return 1
-    if texts and not any(_SETS_SPARK.search(t) for t in texts):
+def _print_result(result, out) -> None:
+    print(result.render(), file=out)
+    for m in result.messages:
+        print(f"[INFO] {m}", file=out)
+    out.flush()
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except OSError as exc:
+        raise SystemExit(f"[ERROR] Cannot read {path}: {exc.strerror}") from None
+
+
+def _start(conf: dict[str, str], texts: list[str]):
+    """The session; the JVM starts meanwhile, unless a script sets ``spark.*`` keys itself."""
+    if not any(_SETS_SPARK.search(t) for t in texts):
         # Start the JVM while the planner is imported; a script that sets spark.* keys
         # itself starts Spark when it first needs it, with those keys.
         from sqlengine.runtime.spark import prestart
         prestart({k: v for k, v in conf.items() if k.startswith("spark.")})
     from sqlengine.session import Session
+    return Session(conf)
 
-    session = Session(conf)
-    for text in texts:
-        if not run_script(session, text):
-            return 1
-    if args.file is None and args.init is None:
+
+def main(argv: Optional[list[str]] = None) -> int:
+    from sqlengine.logs import setup
+    from shell.report import is_verbose, report
+
+    log = setup()  # first: warnings and PySpark's loggers go to the log file
+    args = _parser().parse_args(argv)
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    conf = _conf(args.defines)
+    texts = [_read(p) for p in (args.init, args.file) if p is not None]
+    if not texts:
         _parser().print_help()
-    return 0
+        return 0
+    try:
+        session = _start(conf, texts)
+    except Exception as exc:  # noqa: BLE001 - reported like a failing statement
+        report(exc, log, is_verbose(conf))
+        return 1
+    return 0 if all(run_script(session, t, log=log) for t in texts) else 1
 
 
 if __name__ == "__main__":

@@ -153,11 +153,13 @@ class Session:
         return result
 
     def execute_statement(self, stmt: Statement) -> TableResult:
+        """Run one statement; every failure is a ``SqlEngineError`` (Spark's is its cause)."""
+        from sqlengine.runtime.failure import to_engine_error
         from sqlengine.statements import dispatch
         try:
             return dispatch(self, stmt)
-        except SqlEngineError as err:
-            raise err.with_span(stmt.span)
+        except Exception as exc:  # Spark, Py4J, a dead driver: one reason, the rest logged
+            raise to_engine_error(exc).with_span(stmt.span)
 
     # -- planning -----------------------------------------------------------------------
     def binder(self, source: str) -> QueryBinder:

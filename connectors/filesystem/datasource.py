@@ -39,6 +39,19 @@ class FilesDataSource(DataSource):
 
 
 def register(spark) -> str:
-    """Register the data source with ``spark`` (idempotent); returns its format name."""
-    spark.dataSource.register(FilesDataSource)
+    """Register the data source with ``spark`` unless it has it; returns its format name.
+
+    Registrations are per SparkSession, and Spark runs each micro-batch of a streaming
+    query in a clone of the session taken when the query started: a DataFrame handed
+    to ``foreachBatch`` belongs to that clone. So register with the session of the
+    DataFrame being read or written (``format_for``), right before using the name.
+    """
+    manager = spark._jsparkSession.sessionState().dataSourceManager()
+    if not manager.dataSourceExists(SOURCE_NAME):
+        spark.dataSource.register(FilesDataSource)
     return SOURCE_NAME
+
+
+def format_for(df) -> str:
+    """The format name, registered with the session ``df`` belongs to."""
+    return register(df.sparkSession)

@@ -178,18 +178,21 @@ class FilesystemSink(Sink):
         return df.select(self.t.module.encode_with(cols, self.t.format_options).alias("line"))
 
     def write_stream(self, df):
-        name = datasource.register(self.ctx.spark)
-        return (self.lines(df).writeStream.format(name).option("path", self.t.path)
+        lines = self.lines(df)
+        return (lines.writeStream.format(datasource.format_for(lines)).option("path", self.t.path)
                 .option("sink_id", self.ctx.sink_id))
 
     def write_batch(self, df) -> None:
-        name = datasource.register(self.ctx.spark)
-        self.lines(df).write.format(name).mode("append").option("path", self.t.path).save()
+        lines = self.lines(df)
+        lines.write.format(datasource.format_for(lines)).mode("append").option("path", self.t.path).save()
 
     def write_epoch(self, df, epoch_id: int, query_id: str) -> None:
-        """One epoch as a batch write with the streaming sink's names: a replay is a no-op."""
-        name = datasource.register(self.ctx.spark)
-        (self.lines(df).write.format(name).mode("append").option("path", self.t.path)
+        """One epoch as a batch write with the streaming sink's names: a replay is a no-op.
+
+        ``df`` belongs to the streaming query's clone of the session (see datasource.register).
+        """
+        lines = self.lines(df)
+        (lines.write.format(datasource.format_for(lines)).mode("append").option("path", self.t.path)
          .option("epoch", str(epoch_id)).option("part_uuid", str(writer.part_uuid(query_id, self.ctx.sink_id)))
          .save())
 

@@ -1,10 +1,20 @@
-"""Creating the one SparkSession a process uses, configured for Flink semantics."""
+"""Creating the one SparkSession a process uses, configured for Flink semantics.
+
+What a user sees is ours, not Spark's: the driver JVM is started with our log4j2
+configuration (``log4j2.properties`` next to this file), which writes Spark's log to
+the run's log file (sqlengine/logs.py), and with its stdout/stderr redirected to
+that file too, for the lines the JVM prints before log4j is configured.
+"""
 from __future__ import annotations
 
 import os
 import sys
 import threading
+from pathlib import Path
 from typing import Optional
+
+LOG4J2_CONFIG = Path(__file__).with_name("log4j2.properties")
+DRIVER_JAVA_OPTIONS = "spark.driver.extraJavaOptions"
 
 _DEFAULTS = {
     "spark.master": "local[*]",
@@ -18,7 +28,8 @@ _DEFAULTS = {
     "spark.sql.adaptive.enabled": "false",
     "spark.sql.ansi.enabled": "false",
     "spark.sql.streaming.forceDeleteTempCheckpointLocation": "true",
-    "spark.driver.extraJavaOptions": "-Dio.netty.tryReflectionSetAccessible=true",
+    # A driver out of memory exits (reported as a dead driver) instead of limping on.
+    DRIVER_JAVA_OPTIONS: "-Dio.netty.tryReflectionSetAccessible=true -XX:+ExitOnOutOfMemoryError",
     "spark.sql.execution.arrow.pyspark.enabled": "true",
     "spark.python.worker.reuse": "true",
 }
@@ -70,11 +81,76 @@ def get_spark(conf: Optional[dict[str, str]] = None):
     active = SparkSession.getActiveSession()
     if active is not None:
         return active
+    merged = _merged(conf)
+    ours = _launch_gateway(merged)
     builder = SparkSession.builder
-    merged = dict(_DEFAULTS)
-    merged.update(conf or {})
     for key, value in merged.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
+    _quiet_accumulator_server(spark.sparkContext)
+    if not ours:  # a JVM we did not start logs where it was told; keep it quiet
+        spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+def _quiet_accumulator_server(sc) -> None:
+    """PySpark's accumulator server prints a failed request (the JVM hanging up while
+    the process exits) to stderr with ``socketserver``'s ``handle_error``: log it instead."""
+    server = getattr(sc, "_accumulatorServer", None)
+    if server is not None:
+        server.handle_error = _log_server_error
+
+
+def _log_server_error(request: object, client_address: object) -> None:
+    from sqlengine.logs import file_logger
+    file_logger().warning("PySpark accumulator server: a request from %s failed", client_address, exc_info=True)
+
+
+def _merged(conf: Optional[dict[str, str]]) -> dict[str, str]:
+    """The defaults, then ``conf``; the user's driver Java options keep ours."""
+    merged = dict(_DEFAULTS)
+    merged.update(conf or {})
+    user = (conf or {}).get(DRIVER_JAVA_OPTIONS)
+    if user:
+        merged[DRIVER_JAVA_OPTIONS] = f"{_DEFAULTS[DRIVER_JAVA_OPTIONS]} {user}"
+    return merged
+
+
+def _quoted(value: str) -> str:
+    return f'"{value}"' if any(c.isspace() for c in value) else value
+
+
+def _launch_gateway(merged: dict[str, str]) -> bool:
+    """Start the driver JVM logging to the log file; False if a JVM already runs.
+
+    PySpark would start it with the terminal as its stdout/stderr; started here,
+    with the same ``spark-submit`` command, SparkContext adopts it.
+    """
+    from pyspark import SparkConf, SparkContext
+    from pyspark.java_gateway import launch_gateway
+    from sqlengine.logs import log_path
+
+    if SparkContext._gateway is not None or "PYSPARK_GATEWAY_PORT" in os.environ:
+        return False
+    log = log_path()
+    merged[DRIVER_JAVA_OPTIONS] += (f" -Dlog4j2.configurationFile={_quoted(LOG4J2_CONFIG.as_uri())}"
+                                    f" -Dsqlengine.log.file={_quoted(str(log))}")
+    with open(log, "ab") as out:  # the child keeps its own descriptor
+        start = out.seek(0, os.SEEK_END)
+        try:
+            gateway = launch_gateway(SparkConf(loadDefaults=False).setAll(list(merged.items())),
+                                     popen_kwargs={"stdout": out, "stderr": out})
+        except Exception as exc:  # JAVA_GATEWAY_EXITED: the reason is what the JVM printed
+            raise _not_started(log, start) from exc
+    SparkContext._ensure_initialized(gateway=gateway)
+    return True
+
+
+def _not_started(log: Path, start: int) -> Exception:
+    from sqlengine.errors import ExecutionError
+    from sqlengine.runtime.failure import reason_in
+
+    with open(log, "rb") as f:
+        f.seek(start)
+        said = f.read().decode("utf-8", "replace")
+    return ExecutionError(f"The Spark driver (JVM) did not start: {reason_in(said) or 'no output'}")
