@@ -20,6 +20,7 @@ from typing import Any, Optional
 from connectors.base import OP, Options, SinkContext, factory_for
 from sqlengine.errors import ExecutionError, SqlEngineError, ValidationError
 from sqlengine.plan import nodes as P
+from sqlengine.runtime.failure import root_cause
 from sqlengine.runtime.lower import LowerState, Lowerer, Lowered, drop_eoi, release
 
 STATE_STORE_PROVIDER = "spark.sql.streaming.stateStore.providerClass"
@@ -194,7 +195,7 @@ class JobRunner:
             raise
         except Exception as exc:  # Spark/Py4J errors: keep the original as the cause
             job.status = "FAILED"
-            raise ExecutionError(f"Job {job.job_id} failed: {_root_message(exc)}") from exc
+            raise ExecutionError(f"Job {job.job_id} failed: {root_cause(exc)}") from exc
         finally:
             release(state)
 
@@ -211,9 +212,14 @@ class JobRunner:
                     raise q.exception()
             job.status = "FINISHED"
         except Exception as exc:
-            job.cancel()
+            try:
+                job.cancel()
+            except Exception:  # noqa: BLE001 - a dead driver cannot stop its queries
+                pass
             job.status = "FAILED"
-            raise ExecutionError(f"Job {job.job_id} failed: {_root_message(exc)}") from exc
+            hint = (f"to resume, SET 'execution.state-recovery.path' = '{job.checkpoint_root}'"
+                    if job.checkpoint_root else None)
+            raise ExecutionError(f"Job {job.job_id} failed: {root_cause(exc)}", hint=hint) from exc
         finally:
             for q in job.queries:
                 for writer in getattr(q, "_sqlengine_sinks", ()):
@@ -281,12 +287,3 @@ def _metric_messages(job: Job, state: LowerState) -> list[str]:
             if v and k in scan.metric_messages:
                 out.append(scan.metric_messages[k].format(n=v))
     return out
-
-
-def _root_message(exc: BaseException) -> str:
-    text = str(exc)
-    for marker in ("[USER_RAISED_EXCEPTION]", "SparkRuntimeException:", "Exception:"):
-        if marker in text:
-            tail = text.split(marker, 1)[1].strip()
-            return tail.splitlines()[0][:500] if tail else text.splitlines()[0]
-    return text.strip().splitlines()[0][:500] if text.strip() else type(exc).__name__
