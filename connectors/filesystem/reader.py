@@ -6,9 +6,8 @@ the line's text (blank lines skipped) and the end-of-input flag (connectors/base
 Streaming offsets are JSON dicts ``{"src", "file", "pos", "line", "phase"}``:
 ``file``/``pos`` is the next unread line start (``file`` null once all data is
 planned), ``line`` the number of lines before ``pos`` in that file. ``phase`` 0 =
-data, 1 = the micro-batch holding the single ``__eoi`` row has been planned, 2 = one
-more (empty) micro-batch has been planned, in which Spark's watermark, pushed to the
-maximum by the runtime when it saw ``__eoi``, fires every window. ``src`` tags the
+data, 1 = the micro-batch holding the single ``__eoi`` row (with the last lines) has
+been planned, 2 = one more (empty) micro-batch has been planned. ``src`` tags the
 offsets of one scan so that ``end_check`` recognises its own source in the
 progress report. Everything is derived from offsets and options: the offset calls
 and the tasks run in different Python worker processes.
@@ -179,9 +178,11 @@ class FilesStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             return offset(self.s, None, phase=DONE)
         if start.get("file") is None:
             return offset(self.s, None, phase=EOI_PLANNED)
-        if isinstance(limit, ReadMaxRows) and limit.max_rows > 0:
-            return self._advance(start, limit.max_rows)
-        return offset(self.s, None)
+        end = self._advance(start, limit.max_rows) if isinstance(limit, ReadMaxRows) and limit.max_rows > 0 \
+            else offset(self.s, None)
+        # The micro-batch that reads the last line also carries the end-of-input row, so a
+        # bounded job ends in the epoch that reads its last data (no extra epoch).
+        return {**end, "phase": EOI_PLANNED} if end["file"] is None else end
 
     def _advance(self, start: dict, n: int) -> dict:
         fs, entries = self._entries()
@@ -205,11 +206,12 @@ class FilesStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def partitions(self, start: dict, end: dict) -> list[InputPartition]:
         if start.get("phase", DATA) != DATA:
             return []
-        if end.get("phase", DATA) == EOI_PLANNED:
-            return [EoiPartition()]
+        eoi = [EoiPartition()] if end.get("phase", DATA) == EOI_PLANNED else []
+        if start.get("file") is None:
+            return eoi
         _, entries = self._entries()
         groups = split(segments(entries, start, end), self.s.num_partitions, self.s.min_split)
-        return [FilePartition(self.s.root, g) for g in groups if g]
+        return [FilePartition(self.s.root, g) for g in groups if g] + eoi
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         return read_partition(partition)

@@ -36,7 +36,21 @@ def is_window_rank(node: P.Rank) -> bool:
 
 
 def changelog_mode(node: P.Node, streaming: bool) -> str:
-    return "I,UB,UA" if updating_node(node, streaming) is not None else "I"
+    """Flink's ``changelogMode=[...]`` of a node: ``I`` (insert-only), ``I,UB,UA`` (a
+    GroupAggregate over insert-only input: keys are never deleted) or ``I,UB,UA,D``."""
+    kinds = _kinds(node, streaming)
+    return ",".join(k for k in ("I", "UB", "UA", "D") if k in kinds)
+
+
+def _kinds(node: P.Node, streaming: bool) -> set[str]:
+    inner = set().union(*[_kinds(c, streaming) for c in node.children()]) if node.children() else {"I"}
+    if not streaming:
+        return {"I"}
+    if isinstance(node, P.Aggregate):
+        return {"I", "UB", "UA"} | ({"D"} if inner != {"I"} else set())
+    if updating_node(node, streaming) is node or (inner != {"I"} and isinstance(node, (P.Join, P.Rank))):
+        return {"I", "UB", "UA", "D"}
+    return inner
 
 
 INSERT_ONLY_INPUTS = {P.Over: "StreamPhysicalOverAggregate", P.IntervalJoin: "StreamPhysicalIntervalJoin",

@@ -27,6 +27,8 @@ def collect(session, plan: P.Node, stmt):
     out: list[list] = []
 
     def consume(low, epoch_id):
+        if low.empty:
+            return
         df = drop_eoi(low).df
         op = F.col(OP) if low.updating else F.lit("+I")
         out.extend([list(r) for r in df.select(op, *cols).collect()])

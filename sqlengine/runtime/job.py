@@ -158,6 +158,8 @@ class JobRunner:
 
     def _consumer(self, sink: P.Sink, writer, updating: bool, holder: dict):
         def consume(low: Lowered, epoch: int) -> None:
+            if low.empty:
+                return
             writer.write_epoch(self._named(sink, low, updating), epoch, holder["query_id"])
         return consume
 

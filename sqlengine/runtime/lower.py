@@ -1,9 +1,9 @@
 """Lowering the logical plan to Spark DataFrames, bottom-up, one visitor per node class.
 
-Every lowered node's DataFrame has positional columns ``f0..fn``; a source's
-``__eoi`` row (see connectors/base.py) travels through the computed-column Calc to
-the WatermarkAssigner, which turns it into the maximum event time so Spark's
-watermark passes every window when a bounded input ends (Flink's final watermark).
+Every lowered node's DataFrame has positional columns ``f0..fn``. Batch jobs lower the
+whole plan here; streaming jobs lower each epoch with ``streaming/epoch.EpochLowerer``,
+which reuses these visitors for stateless nodes (and the batch ones as the core of
+its incremental operators).
 """
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ class Lowered:
     eoi: bool = False  # df still carries the __eoi column
     updating: bool = False  # df carries __op
     rt: bool = False  # past a watermark: df carries __rt, the event time (MAX on the eoi row)
+    empty: bool = False  # known to hold no row (an epoch's input that did not change)
 
     def hidden(self) -> list[Column]:
         return ([F.col(EOI)] if self.eoi else []) + ([F.col(RT)] if self.rt else []) + \
@@ -50,10 +51,6 @@ class LowerState:
     # One lowering per distinct scan in a job: the sinks of a statement set share it
     # (one source in the streaming query's offsets log; persisted once in batch).
     scan_cache: dict = field(default_factory=dict)
-    # An operator fires on the watermark (window aggregation): the job runs until the
-    # end-of-input row has pushed the watermark to the end (ScanResult.end_check);
-    # otherwise it may end with the last data row (ScanResult.data_end_check).
-    fires_on_watermark: bool = False
 
 
 def release(state: LowerState) -> None:
@@ -173,15 +170,8 @@ class Lowerer:
         return Lowered(df.select(*cols, *child.hidden()), child.eoi, child.updating, child.rt)
 
     def visit_WatermarkAssigner(self, node: P.WatermarkAssigner, child: Lowered) -> Lowered:
-        name = f"f{node.rowtime}"
-        df = child.df
-        if child.eoi:
-            df = df.withColumn(name, F.when(F.col(EOI), F.lit(MAX_EVENT_TIME).cast("timestamp"))
-                               .otherwise(F.col(name)))
-        df = df.withWatermark(name, f"{node.delay_ms} milliseconds")
-        if not child.eoi:
-            return Lowered(df)
-        return Lowered(df.withColumn(RT, F.col(name)), True, False, True)
+        """Batch: event time needs no watermark (streaming: ``EpochLowerer`` tracks it)."""
+        return drop_eoi(child)
 
     def visit_Union(self, node: P.Union, *children: Lowered) -> Lowered:
         parts = [drop_eoi(c) for c in children]
@@ -218,11 +208,6 @@ class Lowerer:
 
     def visit_Aggregate(self, node: P.Aggregate, child: Lowered) -> Lowered:
         child = drop_eoi(child)
-        if self.state.streaming and child.df.isStreaming:
-            if node.grouping_sets is not None:
-                raise UnsupportedError("GROUPING SETS / ROLLUP / CUBE are not supported in streaming mode yet")
-            from sqlengine.runtime.group_aggregate import lower_group_aggregate
-            return lower_group_aggregate(self, node, child)
         df = child.df
         keys = [col(k) for k in node.keys]
         if any(a.distinct for a in node.aggs) and keys:
@@ -240,7 +225,6 @@ class Lowerer:
 
     def visit_WindowAggregate(self, node: P.WindowAggregate, child: Lowered) -> Lowered:
         from sqlengine.runtime.windows import lower_window_aggregate
-        self.state.fires_on_watermark = True
         return lower_window_aggregate(self, node, drop_eoi(child))
 
     def visit_WindowTableFunction(self, node: P.WindowTableFunction, child: Lowered) -> Lowered:

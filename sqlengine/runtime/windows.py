@@ -1,10 +1,7 @@
-"""Window TVF lowering: TUMBLE/HOP/SESSION on Spark's own window operators, CUMULATE by
-exploding each row into its windows.
-
-Spark's append-mode aggregation emits a window once the global watermark passes its
-end, which equals Flink's window firing when the watermark reaches window_end - 1 ms;
-the WatermarkAssigner's end-of-input row makes that happen for the last windows.
-"""
+"""Window TVFs: each row gets its windows (TUMBLE, HOP, CUMULATE, with offsets) as
+window_start, window_end, window_time columns; HOP and CUMULATE explode a row into one
+row per window. Window aggregation groups those rows (batch here; per epoch in
+``streaming/window_aggregate``)."""
 from __future__ import annotations
 
 from pyspark.sql import Column
@@ -28,46 +25,17 @@ def _cumulate_windows(tcol: Column, size: int, step: int, offset: int = 0) -> Co
                                                  F.timestamp_millis(ws + k * step).alias("end")))
 
 
-def window_struct(spec: P.WindowSpec, tcol: Column) -> Column:
-    if spec.kind == "TUMBLE":
-        return F.window(tcol, _dur(spec.size_ms), startTime=_dur(spec.offset_ms) if spec.offset_ms else None)
-    if spec.kind == "HOP":
-        return F.window(tcol, _dur(spec.size_ms), _dur(spec.slide_ms),
-                        startTime=_dur(spec.offset_ms % spec.slide_ms) if spec.offset_ms else None)
-    if spec.kind == "SESSION":
-        return F.session_window(tcol, _dur(spec.gap_ms))
-    return F.explode(_cumulate_windows(tcol, spec.size_ms, spec.slide_ms, spec.offset_ms))
-
-
 def lower_window_aggregate(lw, node: P.WindowAggregate, child: Lowered) -> Lowered:
-    df = child.df
+    """Batch: every window of the whole input at once (streaming: ``streaming/window_aggregate``)."""
+    from sqlengine.runtime.streaming.window_aggregate import _aggregate
     spec = node.window
-    tcol = col(spec.time_col)
-    keys = [col(k) for k in node.keys]
-    if spec.kind == "CUMULATE":
-        df = df.withColumn("w", window_struct(spec, tcol))
-        # Spark tracks only one watermark per input, and only on attributes derived from
-        # window()/the event-time column; the window end gets the watermark marker so the
-        # aggregate evicts (emits) a window once the global watermark passes its end.
-        marker = {"spark.watermarkDelayMs": 0} if lw.state.streaming and df.isStreaming else {}
-        df = df.withColumn("w_end", F.col("w.end").alias("w_end", metadata=marker)) \
-            .withColumn("w_start", F.col("w.start"))
-        group = [F.col("w_start"), F.col("w_end")]
-        start, end = F.col("w_start"), F.col("w_end")
-    else:
-        df = df.withColumn("w", window_struct(spec, tcol))
-        group = [F.col("w")]
-        start, end = F.col("w.start"), F.col("w.end")
-    aggs = lw.agg_columns(node.aggs, len(node.input.schema))
-    grouped = df.groupBy(*group, *keys).agg(*aggs)
-    out = [F.col(f"f{k}").alias(f"f{i}") for i, k in enumerate(node.keys)]
-    nk = len(node.keys)
-    props = {"window_start": start, "window_end": end,
-             "window_time": end - F.expr("INTERVAL 1 MILLISECOND")}
-    out += [props[p].alias(f"f{nk + i}") for i, p in enumerate(node.props)]
-    np_ = len(node.props)
-    out += [F.col(f"a{j}").alias(f"f{nk + np_ + j}") for j in range(len(node.aggs))]
-    return Lowered(grouped.select(*out))
+    if spec.kind == "SESSION":
+        w = F.session_window(col(spec.time_col), _dur(spec.gap_ms))
+        df = child.df.withColumn("w", w)
+        return Lowered(_aggregate(lw, node, df, F.col("w.start"), F.col("w.end")))
+    width = len(node.input.schema)
+    assigned = lower_window_tvf(lw, P.WindowTableFunction(node.input, spec, False), child).df
+    return Lowered(_aggregate(lw, node, assigned, F.col(f"f{width}"), F.col(f"f{width + 1}")))
 
 
 def lower_window_tvf(lw, node: P.WindowTableFunction, child: Lowered) -> Lowered:

@@ -83,7 +83,7 @@ class Epoch:
 class EpochLowerer(Lowerer):
     """Lowers the plan over one epoch's deltas; each distinct node once per epoch."""
 
-    def __init__(self, state: LowerState, ep: Epoch, scan_delta: Callable[[P.TableScan], DataFrame],
+    def __init__(self, state: LowerState, ep: Epoch, scan_delta: Callable[[P.TableScan], Lowered],
                  scan_ended: Callable[[P.TableScan], bool]):
         super().__init__(state)
         self.ep = ep
@@ -103,9 +103,28 @@ class EpochLowerer(Lowerer):
             out = method(node, *children)
         else:
             out = getattr(self, f"visit_{type(node).__name__}", self._missing(node))(node, *children)
+            out.empty = bool(children) and all(c.empty for c in children)
         self.ep.set_wm(node, self.wm[node])
         self.memo[node] = out
         return out
+
+    # -- nothing to do ---------------------------------------------------------------
+    def idle(self, node: P.Node, inputs: tuple[Lowered, ...], on_watermark: bool) -> bool:
+        """No input changed this epoch (and, for operators that fire on time, the
+        watermark did not move): the operator emits nothing and keeps its state (no new
+        version is written; the next epoch reads the latest one)."""
+        if not all(i.empty for i in inputs):
+            return False
+        return not on_watermark or self.input_wm(node) == self.prev_input_wm(node)
+
+    def nothing(self, node: P.Node, updating: bool) -> Lowered:
+        from pyspark.sql.types import StringType, StructField, StructType
+        from connectors.base import OP
+        fields = [StructField(f"f{i}", f.type.to_spark()) for i, f in enumerate(node.schema)]
+        if updating:
+            fields.append(StructField(OP, StringType()))
+        df = self.state.spark.createDataFrame([], StructType(fields))
+        return Lowered(df, False, updating, empty=True)
 
     def _missing(self, node: P.Node):
         from sqlengine.errors import UnsupportedError
@@ -127,20 +146,21 @@ class EpochLowerer(Lowerer):
     # -- leaves and time -------------------------------------------------------------
     def epoch_TableScan(self, node: P.TableScan) -> Lowered:
         self.wm[node] = WM_MAX if self.scan_ended(node) else WM_MIN
-        return Lowered(self.scan_delta(node))
+        return self.scan_delta(node)
 
     def epoch_Values(self, node: P.Values) -> Lowered:
         """A static relation in a streaming job: all its rows in the job's first epoch."""
         self.wm[node] = WM_MAX
         low = self.visit_Values(node)
         if self.ep.meta_in.get("started"):
-            return Lowered(low.df.limit(0))
+            return Lowered(low.df.limit(0), empty=True)
         return low
 
     def epoch_WatermarkAssigner(self, node: P.WatermarkAssigner, child: Lowered) -> Lowered:
         oid = self.ep.ids[node]
         seen = self.ep.meta_in.get("max", {}).get(oid)
-        top = child.df.agg(F.max(F.unix_millis(F.col(f"f{node.rowtime}")))).collect()[0][0]
+        top = None if child.empty else \
+            child.df.agg(F.max(F.unix_millis(F.col(f"f{node.rowtime}")))).collect()[0][0]
         if top is not None:
             seen = top if seen is None else max(seen, top)
         if seen is not None:
@@ -148,40 +168,42 @@ class EpochLowerer(Lowerer):
         upstream = self.input_wm(node)
         self.wm[node] = upstream if upstream == WM_MAX else (
             WM_MIN if seen is None else seen - node.delay_ms)
-        return Lowered(child.df)
+        return Lowered(child.df, empty=child.empty)
 
     # -- stateful operators: one module each ---------------------------------------------
+    def _stateful(self, node: P.Node, inputs: tuple[Lowered, ...], module: str, fn: str,
+                  on_watermark: bool, updating: bool) -> Lowered:
+        if self.idle(node, inputs, on_watermark):
+            return self.nothing(node, updating)
+        import importlib
+        return getattr(importlib.import_module(f"sqlengine.runtime.streaming.{module}"), fn)(self, node, *inputs)
+
     def epoch_Aggregate(self, node: P.Aggregate, child: Lowered) -> Lowered:
-        from sqlengine.runtime.streaming.group_aggregate import epoch_group_aggregate
-        return epoch_group_aggregate(self, node, child)
+        return self._stateful(node, (child,), "group_aggregate", "epoch_group_aggregate", False, True)
 
     def epoch_WindowAggregate(self, node: P.WindowAggregate, child: Lowered) -> Lowered:
-        from sqlengine.runtime.streaming.window_aggregate import epoch_window_aggregate
-        return epoch_window_aggregate(self, node, child)
+        return self._stateful(node, (child,), "window_aggregate", "epoch_window_aggregate", True, False)
 
     def epoch_Join(self, node: P.Join, left: Lowered, right: Lowered) -> Lowered:
-        from sqlengine.runtime.streaming.join import epoch_join
-        return epoch_join(self, node, left, right)
+        updating = node.kind != "INNER" or left.updating or right.updating
+        return self._stateful(node, (left, right), "join", "epoch_join", False, updating)
 
     def epoch_IntervalJoin(self, node: P.IntervalJoin, left: Lowered, right: Lowered) -> Lowered:
-        from sqlengine.runtime.streaming.join import epoch_interval_join
-        return epoch_interval_join(self, node, left, right)
+        return self._stateful(node, (left, right), "join", "epoch_interval_join", True, False)
 
     def epoch_WindowJoin(self, node: P.WindowJoin, left: Lowered, right: Lowered) -> Lowered:
-        from sqlengine.runtime.streaming.join import epoch_window_join
-        return epoch_window_join(self, node, left, right)
+        return self._stateful(node, (left, right), "join", "epoch_window_join", True, False)
 
     def epoch_TemporalJoin(self, node: P.TemporalJoin, left: Lowered, right: Lowered) -> Lowered:
-        from sqlengine.runtime.streaming.temporal_join import epoch_temporal_join
-        return epoch_temporal_join(self, node, left, right)
+        return self._stateful(node, (left, right), "temporal_join", "epoch_temporal_join", True, False)
 
     def epoch_Rank(self, node: P.Rank, child: Lowered) -> Lowered:
-        from sqlengine.runtime.streaming.rank import epoch_rank
-        return epoch_rank(self, node, child)
+        from sqlengine.rules.changelog import is_window_rank
+        window = is_window_rank(node) and not child.updating
+        return self._stateful(node, (child,), "rank", "epoch_rank", window, not window)
 
     def epoch_Over(self, node: P.Over, child: Lowered) -> Lowered:
-        from sqlengine.runtime.streaming.over import epoch_over
-        return epoch_over(self, node, child)
+        return self._stateful(node, (child,), "over", "epoch_over", True, False)
 
     def epoch_Sort(self, node: P.Sort, child: Lowered) -> Lowered:
         from sqlengine.errors import UnsupportedError
@@ -231,8 +253,8 @@ class EpochDriver:
         batch = batch.persist(StorageLevel.MEMORY_AND_DISK)
         ep = Epoch(epoch_id, self.store, self.store.read_meta(epoch_id), {}, self.ids)
         try:
-            ended = self._ended(batch, ep)
-            lw = EpochLowerer(self.state, ep, lambda n: self._delta(batch, n),
+            ended, rows = self._ended(batch, ep)
+            lw = EpochLowerer(self.state, ep, lambda n: self._delta(batch, n, rows),
                               lambda n: ended[self.scans.index(n)])
             for root, consume in zip(self.roots, self.consumers):
                 consume(lw.lower(root), epoch_id)
@@ -244,16 +266,22 @@ class EpochDriver:
             ep.release()
             batch.unpersist()
 
-    def _ended(self, batch: DataFrame, ep: Epoch) -> list[bool]:
+    def _ended(self, batch: DataFrame, ep: Epoch) -> tuple[list[bool], list[int]]:
+        """Per source: has it ended (now or before), and how many data rows it has in
+        this epoch (one small Spark job for all sources)."""
+        from sqlengine.runtime.streaming.runner import EOI_ANY
         before = ep.meta_in.get("ended", [False] * len(self.scans.nodes))
-        rows = batch.where(F.col(f"`__eoi_any`")).select(TAG).distinct().collect() \
-            if "__eoi_any" in batch.columns else []
-        now = {r[0] for r in rows}
-        ended = [bool(b) or i in now for i, b in enumerate(before)]
+        stats = batch.groupBy(TAG).agg(F.sum(F.when(F.col(EOI_ANY), 0).otherwise(1)).alias("n"),
+                                       F.max(F.col(EOI_ANY)).alias("eoi")).collect()
+        rows = [0] * len(self.scans.nodes)
+        ended = list(before)
+        for r in stats:
+            rows[r[TAG]] = int(r["n"])
+            ended[r[TAG]] = bool(ended[r[TAG]] or r["eoi"])
         ep.meta_out["ended"] = ended
-        return ended
+        return ended, rows
 
-    def _delta(self, batch: DataFrame, node: P.TableScan) -> DataFrame:
+    def _delta(self, batch: DataFrame, node: P.TableScan, rows: list[int]) -> Lowered:
         i = self.scans.index(node)
-        rows = rows_of(batch, i)
-        return rows.where(~F.col(EOI)).drop(EOI)
+        delta = rows_of(batch, i).where(~F.col(EOI)).drop(EOI)
+        return Lowered(delta, empty=rows[i] == 0)

@@ -76,7 +76,6 @@ def epoch_merge_aggregate(lw, node: P.Aggregate, child: Lowered) -> Lowered:
     new = ep.persist(old.unionByName(part).groupBy(*key_cols).agg(*merged) if merged
                      else old.unionByName(part).distinct())
     changes = ep.persist(keyed_changes(old, new, nk, len(node.schema)))
-    changes.count()
     outputs.write(ep.epoch, anti(previous, touched, key_cols).unionByName(new), snapshot=True)
     return Lowered(changes, False, True)
 
@@ -108,7 +107,6 @@ def epoch_group_aggregate(lw, node: P.Aggregate, child: Lowered) -> Lowered:
     out_keys = fcols(nk)
     old = semi(previous, touched, out_keys) if keys else previous
     changes = ep.persist(keyed_changes(old, out, nk, nout))
-    changes.count()  # computed before the state it was derived from is replaced
     append_log(inputs, ep.epoch, delta, cols)
     kept = anti(previous, touched, out_keys) if keys else previous.limit(0)
     outputs.write(ep.epoch, kept.unionByName(out), snapshot=True)

@@ -59,7 +59,6 @@ def _finish(lw, node, out: DataFrame, tl, dl, tr, dr, insert_only: bool) -> Lowe
     ep = lw.ep
     nl, nr = len(node.left.schema), len(node.right.schema)
     out = ep.persist(out)
-    out.count()
     append_log(tl, ep.epoch, dl, fcols(nl))
     append_log(tr, ep.epoch, dr, fcols(nr))
     if insert_only:

@@ -70,7 +70,6 @@ def epoch_over(lw, node: P.Over, child: Lowered) -> Lowered:
         ready.withColumn(NEW, F.lit(True)))
     out = rows.select(*fcols(width), *over_columns(lw, node), NEW).where(F.col(NEW)).drop(NEW)
     out = ep.persist(out)
-    out.count()
     pending_t.write(ep.epoch, pending.where(ms > F.lit(wm)), snapshot=True)
     history_t.write(ep.epoch, _prune(node, history.unionByName(ready), wm), snapshot=True)
     return Lowered(out)

@@ -61,7 +61,6 @@ def epoch_rank(lw, node: P.Rank, child: Lowered) -> Lowered:
     new_out = rank_rows(node, expand(new_in)).select(*out_cols, ones)
     old_out = rank_rows(node, expand(old_in)).select(*out_cols, ones)
     changes = ep.persist(emit_inserts_deletes(diff(new_out, old_out, out_cols)))
-    changes.count()
     if child.updating:
         append_log(table, ep.epoch, delta, cols)
     else:  # only the top rows can matter later

@@ -16,6 +16,7 @@ from pyspark.sql import functions as F
 from sqlengine.plan import nodes as P
 from sqlengine.runtime.lower import Lowered, col
 from sqlengine.runtime.streaming.changes import fcols
+from sqlengine.runtime.streaming.group_aggregate import MERGE
 
 
 def _ms(c) -> object:
@@ -30,7 +31,6 @@ def fire_closed(lw, node, pending_name: str, fresh: DataFrame, end_col: str) -> 
     wm = lw.input_wm(node)
     pending = ep.persist(table.read(ep.epoch).unionByName(fresh))
     closed = ep.persist(pending.where(_ms(F.col(end_col)) <= F.lit(wm)))
-    closed.count()
     table.write(ep.epoch, pending.where(_ms(F.col(end_col)) > F.lit(wm)), snapshot=True)
     return closed
 
@@ -45,18 +45,36 @@ def epoch_window_aggregate(lw, node: P.WindowAggregate, child: Lowered) -> Lower
     assigned = lower_window_tvf(lw, tvf, Lowered(child.df)).df
     start, end = f"f{width}", f"f{width + 1}"
     fresh = assigned.where(_ms(F.col(end)) > F.lit(lw.prev_input_wm(node)))
-    closed = fire_closed(lw, node, "pending", fresh, end)
-    return Lowered(_aggregate(lw, node, closed, F.col(start), F.col(end)))
+    if not all(a.name in MERGE and not a.distinct for a in node.aggs):
+        closed = fire_closed(lw, node, "pending", fresh, end)
+        return Lowered(_aggregate(lw, node, closed, F.col(start), F.col(end)))
+    # COUNT/SUM/MIN/MAX: only one partial row per key and window waits, not every input row.
+    partial = _grouped(lw, node, fresh, F.col(start), F.col(end))
+    closed = fire_closed(lw, node, "partial", partial, "__we")
+    nk = len(node.keys)
+    merged = closed.groupBy(*[f"k{i}" for i in range(nk)], "__ws", "__we").agg(
+        *[MERGE[a.name](f"a{j}").cast(closed.schema[f"a{j}"].dataType).alias(f"a{j}")
+          for j, a in enumerate(node.aggs)] or [F.count(F.lit(1)).alias("__none")])
+    return Lowered(_final(node, merged))
 
 
-def _aggregate(lw, node: P.WindowAggregate, rows: DataFrame, start, end, extra=()) -> DataFrame:
-    keys = [col(k) for k in node.keys]
+def _grouped(lw, node: P.WindowAggregate, rows: DataFrame, start, end) -> DataFrame:
+    """Rows aggregated per key (k0..) and window (``__ws``, ``__we``): columns a0.."""
+    keys = [col(k).alias(f"k{i}") for i, k in enumerate(node.keys)]
     aggs = lw.agg_columns(node.aggs, len(node.input.schema))
-    grouped = rows.groupBy(*keys, *extra, start.alias("__ws"), end.alias("__we")).agg(*(aggs or [F.count(F.lit(1)).alias("__none")]))
+    return rows.groupBy(*keys, start.alias("__ws"), end.alias("__we")).agg(
+        *(aggs or [F.count(F.lit(1)).alias("__none")]))
+
+
+def _aggregate(lw, node: P.WindowAggregate, rows: DataFrame, start, end) -> DataFrame:
+    return _final(node, _grouped(lw, node, rows, start, end))
+
+
+def _final(node: P.WindowAggregate, grouped: DataFrame) -> DataFrame:
     nk = len(node.keys)
     props = {"window_start": F.col("__ws"), "window_end": F.col("__we"),
              "window_time": F.col("__we") - F.expr("INTERVAL 1 MILLISECOND")}
-    out = [F.col(f"f{k}").alias(f"f{i}") for i, k in enumerate(node.keys)]
+    out = [F.col(f"k{i}").alias(f"f{i}") for i in range(nk)]
     out += [props[p].alias(f"f{nk + i}") for i, p in enumerate(node.props)]
     out += [F.col(f"a{j}").alias(f"f{nk + len(node.props) + j}") for j in range(len(node.aggs))]
     return grouped.select(*out)
@@ -85,6 +103,5 @@ def _session(lw, node: P.WindowAggregate, child: Lowered) -> Lowered:
     wm = lw.input_wm(node)
     closed = marked.where(_ms(F.col("__we")) <= F.lit(wm))
     out = ep.persist(_aggregate(lw, node, closed, F.col("__ws"), F.col("__we")))
-    out.count()
     table.write(ep.epoch, marked.where(_ms(F.col("__we")) > F.lit(wm)).select(*fcols(width)), snapshot=True)
     return Lowered(out)

@@ -76,10 +76,10 @@ def test_stream_offsets_batches_then_end_of_input(tmp_path):
         assert json.loads(json.dumps(end)) == end  # plain JSON
         batches.append(read_all(rd, rd.partitions(start, end)))
         start = end
-    data = [relative(b, root) for b in batches[:-2]]
+    assert batches[-2][-1] == (None, None, None, True)  # the __eoi row, with the last lines
+    data = [relative(b, root) for b in batches[:-2]] + [relative(batches[-2][:-1], root)]
     assert [len(b) for b in data] == [3, 2, 3, 3, 1]  # 3 physical lines per batch; blank line skipped
     assert sorted(sum(data, [])) == sorted(EXPECTED)
-    assert batches[-2] == [(None, None, None, True)]  # the __eoi row, alone
     assert batches[-1] == []  # the final empty step
     assert start["phase"] == R.DONE and start["src"] == "s1"
 
@@ -88,9 +88,9 @@ def test_stream_read_all_and_retag_after_restart(tmp_path):
     root = make_tree(tmp_path)
     rd = R.FilesStreamReader({"path": str(root), "source_id": "run1"})
     o0 = rd.initialOffset()
-    o1 = rd.latestOffset(o0, ReadAllAvailable())
-    assert sorted(relative(read_all(rd, rd.partitions(o0, o1)), root)) == sorted(EXPECTED)
-    o2 = rd.latestOffset(o1, ReadAllAvailable())
+    o2 = rd.latestOffset(o0, ReadAllAvailable())
+    rows = read_all(rd, rd.partitions(o0, o2))
+    assert rows[-1] == (None, None, None, True) and sorted(relative(rows[:-1], root)) == sorted(EXPECTED)
     o3 = rd.latestOffset(o2, ReadAllAvailable())
     assert (o2["phase"], o3["phase"]) == (R.EOI_PLANNED, R.DONE)
     assert rd.latestOffset(o3, ReadAllAvailable()) == o3
@@ -127,7 +127,8 @@ def test_streaming_scan_micro_batches_eoi_and_end_check(spark, tmp_path):
         (json.loads(t)["id"], json.loads(t)["v"]) for _, _, t in EXPECTED)
     assert [(r.id, r.v) for r in rows if r["__eoi"]] == [(None, None)]
     counts = [p["numInputRows"] for p in progress]
-    assert counts[-2:] == [1, 0] and sum(counts) == len(EXPECTED) + 1 and len(counts) >= 5
+    # the last data micro-batch carries the __eoi row; one empty step follows
+    assert counts[-1] == 0 and sum(counts) == len(EXPECTED) + 1 and len(counts) >= 4
     ended = [result.end_check(p["sources"][0]) for p in progress]
     assert ended[-1] and not any(ended[:-1])
     assert not result.end_check({"endOffset": json.dumps({**json.loads(progress[-1]["sources"][0]["endOffset"]),

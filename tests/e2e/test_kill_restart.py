@@ -1,0 +1,98 @@
+"""A job killed with SIGKILL midway (a real CLI process) restarts from its checkpoint with
+another ``parallelism.default`` and commits exactly what an uninterrupted run commits:
+a regular join feeding a window aggregation into the (two-phase) filesystem sink.
+A restore path that holds no checkpoint is an error, not a fresh start."""
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from tests.e2e.conftest import ROOT, read_rows, run_cli
+
+SCRIPT = """
+CREATE TABLE orders (ot TIMESTAMP(3), cid INT, amount INT,
+  WATERMARK FOR ot AS ot - INTERVAL '1' SECOND)
+  WITH ('connector' = 'filesystem', 'path' = '{src}/orders.jsonl', 'format' = 'json');
+CREATE TABLE customers (cid INT, tier STRING)
+  WITH ('connector' = 'filesystem', 'path' = '{src}/customers.jsonl', 'format' = 'json');
+CREATE TABLE out (window_start TIMESTAMP(3), tier STRING, n BIGINT, total INT)
+  WITH ('connector' = 'filesystem', 'path' = '{dst}', 'format' = 'json');
+INSERT INTO out
+SELECT window_start, tier, COUNT(*), SUM(amount) FROM TABLE(TUMBLE(TABLE (
+  SELECT o.ot, o.amount, c.tier FROM orders AS o JOIN customers AS c ON o.cid = c.cid),
+  DESCRIPTOR(ot), INTERVAL '1' MINUTE))
+GROUP BY window_start, window_end, tier;
+"""
+
+
+def _inputs(src: Path) -> None:
+    src.mkdir()
+    rnd = random.Random(3)
+    orders = [{"ot": f"2024-01-01 10:{i // 12:02d}:{i % 12 * 5:02d}.000", "cid": rnd.randint(1, 8),
+               "amount": rnd.randint(1, 99)} for i in range(240)]
+    (src / "orders.jsonl").write_text("".join(json.dumps(o) + "\n" for o in orders))
+    tiers = [{"cid": c, "tier": "gold" if c % 3 == 0 else "basic"} for c in range(1, 8)]
+    (src / "customers.jsonl").write_text("".join(json.dumps(t) + "\n" for t in tiers))
+
+
+def _args(ckpt: Path, parallelism: int, *extra: str) -> list[str]:
+    return ["-D", f"execution.checkpointing.dir={ckpt}", "-D", "pipeline.job-id=kill-test",
+            "-D", f"parallelism.default={parallelism}", "-D", "sqlengine.filesystem.max-lines-per-batch=12",
+            *extra]
+
+
+def _commits(ckpt: Path) -> int:
+    return sum(1 for d in ckpt.rglob("commits") for f in d.iterdir() if f.name.isdigit())
+
+
+def _rows(folder: Path) -> Counter:
+    return Counter(json.dumps(r, sort_keys=True) for r in read_rows(folder))
+
+
+def test_sigkill_midway_then_restore_with_other_parallelism(tmp_path):
+    _inputs(tmp_path / "in")
+    full_sql = tmp_path / "full.sql"
+    full_sql.write_text(SCRIPT.format(src=tmp_path / "in", dst=tmp_path / "full"))
+    res = run_cli("-f", str(full_sql), *_args(tmp_path / "c-full", 2))
+    assert res.returncode == 0, res.stderr[-2000:]
+    expected = _rows(tmp_path / "full")
+    assert sum(json.loads(k)["n"] for k in expected) == 240
+
+    script = tmp_path / "job.sql"
+    script.write_text(SCRIPT.format(src=tmp_path / "in", dst=tmp_path / "out"))
+    ckpt = tmp_path / "ckpt"
+    cmd = [sys.executable, "-m", "shell.cli", "-D", "spark.master=local[2]", "-f", str(script), *_args(ckpt, 1)]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.monotonic() + 300
+    while _commits(ckpt) < 4 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)  # watching another process's checkpoint, not waiting for a result
+    assert proc.poll() is None, "the job must still be running when it is killed"
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    partial = _rows(tmp_path / "out")
+    assert sum(partial.values()) < sum(expected.values()), "killed midway"
+
+    restore = ckpt / "kill-test"
+    res = run_cli("-f", str(script), *_args(ckpt, 2, "-D", f"execution.state-recovery.path={restore}"))
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert _rows(tmp_path / "out") == expected, "nothing lost, nothing duplicated"
+
+
+def test_restore_path_without_checkpoint_is_an_error(tmp_path):
+    _inputs(tmp_path / "in")
+    script = tmp_path / "job.sql"
+    script.write_text(SCRIPT.format(src=tmp_path / "in", dst=tmp_path / "out"))
+    empty = tmp_path / "nothing-here"
+    empty.mkdir()
+    res = run_cli("-f", str(script), "-D", f"execution.state-recovery.path={empty}")
+    assert res.returncode != 0
+    errors = [line for line in res.stderr.splitlines() if line.startswith("[ERROR]")]
+    assert len(errors) == 1 and "holds no checkpoint" in res.stderr, res.stderr
+    assert not (tmp_path / "out").exists() or not read_rows(tmp_path / "out")
