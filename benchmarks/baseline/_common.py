@@ -123,9 +123,9 @@ def bounded_events(spark: SparkSession, args: argparse.Namespace) -> DataFrame:
 
 
 def window_aggregate(events: DataFrame, window: Column) -> DataFrame:
-    """``window_start, window_end, bucket, cnt, total`` per window and ``user_id % 10``."""
+    """``window_start, window_end, bucket, cnt, total`` per window and ``user_id % 1000``."""
     return (
-        events.groupBy(window.alias("w"), (F.col("user_id") % 10).alias("bucket"))
+        events.groupBy(window.alias("w"), (F.col("user_id") % 1000).alias("bucket"))
         .agg(F.count(F.lit(1)).alias("cnt"), F.sum("amount").alias("total"))
         .select(F.col("w.start").alias("window_start"), F.col("w.end").alias("window_end"),
                 "bucket", "cnt", "total")

@@ -1,4 +1,4 @@
-"""PySpark baseline (d): 10 s event-time windows sliding by 5 s, COUNT and SUM per ``user_id % 10``."""
+"""PySpark baseline (d): 10 s event-time windows sliding by 5 s, COUNT and SUM per ``user_id % 1000``."""
 from __future__ import annotations
 
 from pyspark.sql import functions as F

@@ -1,4 +1,4 @@
-"""PySpark baseline (c): 10 s tumbling event-time windows, COUNT and SUM per ``user_id % 10``."""
+"""PySpark baseline (c): 10 s tumbling event-time windows, COUNT and SUM per ``user_id % 1000``."""
 from __future__ import annotations
 
 from pyspark.sql import functions as F

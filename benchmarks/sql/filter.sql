@@ -1,4 +1,4 @@
--- Benchmark (b): stateless filter (about half the rows pass), datagen -> Calc -> blackhole.
+-- Benchmark (b): stateless filter, half the rows pass.
 SET 'parallelism.default' = '2';
 SET 'table.local-time-zone' = 'UTC';
 -- The process ends when the job does (the Flink SQL Client would only submit it).
@@ -8,7 +8,7 @@ CREATE TABLE src (
     id      BIGINT,
     user_id BIGINT,
     amount  DOUBLE,
-    -- 1 ms of event time per row: 5,000,000 rows span 5,000 s (500 tumbling windows).
+    -- 1 ms of event time per row: 5,000,000 rows span 5,000 s.
     ts AS TO_TIMESTAMP_LTZ(id, 3),
     WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
 ) WITH (

@@ -8,7 +8,7 @@ CREATE TABLE src (
     id      BIGINT,
     user_id BIGINT,
     amount  DOUBLE,
-    -- 1 ms of event time per row: 5,000,000 rows span 5,000 s (500 tumbling windows).
+    -- 1 ms of event time per row: 5,000,000 rows span 5,000 s.
     ts AS TO_TIMESTAMP_LTZ(id, 3),
     WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
 ) WITH (
