@@ -11,10 +11,6 @@ from sqlengine.plan import nodes as P
 from sqlengine.runtime.lower import Lowered, col
 
 
-def _dur(ms: int) -> str:
-    return f"{ms} milliseconds"
-
-
 def _cumulate_windows(tcol: Column, size: int, step: int, offset: int = 0) -> Column:
     """Array of (start, end) structs for the CUMULATE windows containing ``tcol``."""
     t = F.unix_millis(tcol)
@@ -30,9 +26,8 @@ def lower_window_aggregate(lw, node: P.WindowAggregate, child: Lowered) -> Lower
     from sqlengine.runtime.streaming.window_aggregate import _aggregate
     spec = node.window
     if spec.kind == "SESSION":
-        w = F.session_window(col(spec.time_col), _dur(spec.gap_ms))
-        df = child.df.withColumn("w", w)
-        return Lowered(_aggregate(lw, node, df, F.col("w.start"), F.col("w.end")))
+        from sqlengine.runtime.streaming.window_aggregate import sessionize
+        return Lowered(_aggregate(lw, node, sessionize(node, child.df), F.col("__ws"), F.col("__we")))
     width = len(node.input.schema)
     assigned = lower_window_tvf(lw, P.WindowTableFunction(node.input, spec, False), child).df
     return Lowered(_aggregate(lw, node, assigned, F.col(f"f{width}"), F.col(f"f{width + 1}")))

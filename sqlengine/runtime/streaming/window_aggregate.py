@@ -80,6 +80,22 @@ def _final(node: P.WindowAggregate, grouped: DataFrame) -> DataFrame:
     return grouped.select(*out)
 
 
+def sessionize(node: P.WindowAggregate, rows: DataFrame) -> DataFrame:
+    """``__ws``/``__we`` per row: the session (per key) it belongs to. As in Flink, rows at
+    most ``gap`` apart share a session ([t, t + gap] windows that touch are merged)."""
+    spec = node.window
+    t = F.col(f"f{spec.time_col}")
+    keys = [col(k) for k in (spec.partition_keys or node.keys)]
+    by_time = Window.partitionBy(*keys).orderBy(_ms(t))
+    prev_t = F.lag(_ms(t)).over(by_time)
+    starts = F.when(prev_t.isNull() | (_ms(t) - prev_t > F.lit(spec.gap_ms)), 1).otherwise(0)
+    marked = rows.withColumn("__new", starts).withColumn(
+        "__sid", F.sum("__new").over(by_time.rowsBetween(Window.unboundedPreceding, 0)))
+    session = Window.partitionBy(*keys, F.col("__sid"))
+    return marked.withColumn("__ws", F.min(t).over(session)).withColumn(
+        "__we", F.timestamp_millis(F.max(_ms(t)).over(session) + F.lit(spec.gap_ms)))
+
+
 def _session(lw, node: P.WindowAggregate, child: Lowered) -> Lowered:
     """Sessions per key (the GROUP BY keys, or the TVF's PARTITION BY keys)."""
     ep = lw.ep
@@ -90,15 +106,7 @@ def _session(lw, node: P.WindowAggregate, child: Lowered) -> Lowered:
     fresh = child.df.where(_ms(t) + F.lit(gap) > F.lit(lw.prev_input_wm(node)))
     table = ep.store.table(ep.ids[node], "pending", fresh.select(*fcols(width)).schema)
     pending = ep.persist(table.read(ep.epoch).unionByName(fresh.select(*fcols(width))))
-    keys = [col(k) for k in (spec.partition_keys or node.keys)]
-    by_time = Window.partitionBy(*keys).orderBy(_ms(t))
-    prev_t = F.lag(_ms(t)).over(by_time)
-    starts = F.when(prev_t.isNull() | (_ms(t) - prev_t >= F.lit(gap)), 1).otherwise(0)
-    marked = pending.withColumn("__new", starts).withColumn(
-        "__sid", F.sum("__new").over(by_time.rowsBetween(Window.unboundedPreceding, 0)))
-    session = Window.partitionBy(*keys, F.col("__sid"))
-    marked = marked.withColumn("__ws", F.min(t).over(session)).withColumn(
-        "__we", F.timestamp_millis(F.max(_ms(t)).over(session) + F.lit(gap)))
+    marked = sessionize(node, pending)
     marked = ep.persist(marked)
     wm = lw.input_wm(node)
     closed = marked.where(_ms(F.col("__we")) <= F.lit(wm))
