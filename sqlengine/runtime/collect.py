@@ -33,7 +33,7 @@ def collect(session, plan: P.Node, stmt):
         op = F.col(OP) if low.updating else F.lit("+I")
         out.extend([list(r) for r in df.select(op, *cols).collect()])
 
-    from sqlengine.runtime.job import Job, trigger_interval
+    from sqlengine.runtime.job import Job
     from sqlengine.runtime.streaming.runner import start_epoch_query
     import tempfile
     query, _ = start_epoch_query(state, [optimize(plan)], [consume], tempfile.mkdtemp(prefix="sqlengine-select-"),

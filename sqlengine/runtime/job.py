@@ -242,21 +242,6 @@ def _holds_checkpoint(path: str) -> bool:
     return False
 
 
-def _ended(query, checks) -> bool:
-    progress = query.lastProgress
-    if not progress:
-        return False
-    sources = progress.get("sources") or []
-    return all(any(_safe(check, s) for s in sources) for check in checks)
-
-
-def _safe(check, source: dict) -> bool:
-    try:
-        return bool(check(source))
-    except Exception:
-        return False
-
-
 def _batch_metric_messages(state: LowerState) -> list[str]:
     """Messages of sources that observed their metrics with a batch ``Observation``."""
     out = []

@@ -12,7 +12,7 @@ from sqlengine.binder.expressions import to_arg
 from sqlengine.errors import UnsupportedError
 from sqlengine.functions.registry import lookup_aggregate
 from sqlengine.plan import nodes as P
-from sqlengine.runtime.ops.common import col, order_col, window
+from sqlengine.runtime.ops.common import col, window
 
 RANKING = {"ROW_NUMBER": F.row_number, "RANK": F.rank, "DENSE_RANK": F.dense_rank}
 

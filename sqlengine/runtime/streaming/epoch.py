@@ -133,9 +133,6 @@ class EpochLowerer(Lowerer):
             raise UnsupportedError(f"{type(node).__name__} is not supported in streaming mode yet")
         return fail
 
-    def prev_wm(self, node: P.Node) -> int:
-        return self.ep.prev_wm(node)
-
     def input_wm(self, node: P.Node) -> int:
         """The watermark of a node's inputs after this epoch (min over its inputs)."""
         return min((self.wm[c] for c in node.children()), default=WM_MAX)
@@ -216,7 +213,6 @@ class Scans:
     """The distinct table scans of a job, in the order of the tagged union's slots."""
 
     nodes: list[P.TableScan]
-    widths: list[int]
 
     def index(self, node: P.TableScan) -> int:
         return self.nodes.index(node)

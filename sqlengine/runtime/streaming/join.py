@@ -105,15 +105,13 @@ def epoch_interval_join(lw, node: P.IntervalJoin, left: Lowered, right: Lowered)
     out = _inner_delta(lw, node, dl, dr, old_l, old_r)
     nl = len(node.left.schema)
     prev, wm = lw.prev_input_wm(node), lw.input_wm(node)
+    all_l = net(old_l.unionByName(dl), fcols(nl))
+    all_r = net(old_r.unionByName(dr), fcols(len(node.right.schema)))
     if node.kind in ("LEFT", "FULL"):
-        all_l = net(old_l.unionByName(dl), fcols(nl))
-        all_r = net(old_r.unionByName(dr), fcols(len(node.right.schema)))
         expiry = _ms(F.col(f"f{node.left_time}")) + F.lit(node.upper_ms)
         due = all_l.where((expiry > F.lit(prev)) & (expiry <= F.lit(wm)))
         out = out.unionByName(_padded_left(lw, node, due, all_r))
     if node.kind in ("RIGHT", "FULL"):
-        all_l = net(old_l.unionByName(dl), fcols(nl))
-        all_r = net(old_r.unionByName(dr), fcols(len(node.right.schema)))
         expiry = _ms(F.col(f"f{node.right_time}")) - F.lit(node.lower_ms)
         due = all_r.where((expiry > F.lit(prev)) & (expiry <= F.lit(wm)))
         out = out.unionByName(_padded_right(lw, node, all_l, due))
@@ -123,7 +121,7 @@ def epoch_interval_join(lw, node: P.IntervalJoin, left: Lowered, right: Lowered)
 def _padded_left(lw, node: P.Join, due: DataFrame, right: DataFrame) -> DataFrame:
     """Left rows of ``due`` that match no right row, padded with nulls."""
     unmatched = join_frames(lw, node, due, right, "ANTI")
-    nl, nr = len(node.left.schema), len(node.right.schema)
+    nl = len(node.left.schema)
     nulls = [F.lit(None).cast(f.type.to_spark()).alias(f"f{nl + i}") for i, f in enumerate(node.right.schema)]
     return unmatched.select(*fcols(nl), *nulls, COUNT)
 

@@ -57,7 +57,7 @@ def start_epoch_query(state: LowerState, roots: list[P.Node],
             raise UnsupportedError(f"Table {n.table} is not a streaming source; in streaming mode every "
                                    f"source of a job must be (use batch mode)")
         frames.append(low.df)
-    driver = EpochDriver(state, roots, Scans(nodes, [len(n.fields) for n in nodes]),
+    driver = EpochDriver(state, roots, Scans(nodes),
                          StateStore(state.spark, os.path.join(checkpoint, "state")), consumers)
     driver.bounded = all(s.end_check is not None for s in state.scans)
     from sqlengine.runtime.job import trigger_interval

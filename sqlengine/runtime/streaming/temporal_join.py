@@ -16,7 +16,6 @@ from sqlengine.plan import nodes as P
 from sqlengine.runtime.lower import Lowered, col
 from sqlengine.runtime.streaming.changes import expand, fcols, net, signed
 from sqlengine.runtime.streaming.join import join_frames
-from sqlengine.runtime.streaming.state import COUNT
 
 
 def epoch_temporal_join(lw, node: P.TemporalJoin, left: Lowered, right: Lowered) -> Lowered:
