@@ -17,7 +17,7 @@ from sqlengine.dialect.script import Statement, parse_script
 from sqlengine.errors import SqlEngineError
 from sqlengine.functions.registry import LowerContext
 from sqlengine.plan import nodes as P
-from sqlengine.rules.changelog import check_sink_changelog
+from sqlengine.physical.changelog import check_sink_changelog
 
 SESSION_DEFAULTS = {
     "execution.runtime-mode": "streaming",

@@ -1,10 +1,12 @@
-"""EXPLAIN: the AST, the optimized plan and the execution plan (operator DAG)."""
+"""EXPLAIN: the bound plan, then the operator DAG the job would run (the same object
+the runtime lowers, ``physical/planner.plan_dag``), as a tree and as tasks."""
 from __future__ import annotations
 
 from sqlglot import exp
 
 from sqlengine.dialect import nodes as dn
-from sqlengine.physical.dag import build_dag, render_dag, render_plan
+from sqlengine.physical.planner import plan_dag
+from sqlengine.physical.render import render_dag, render_logical, render_tree
 
 
 def explain(session, node: dn.FlinkExplain, stmt) -> str:
@@ -16,17 +18,15 @@ def explain(session, node: dn.FlinkExplain, stmt) -> str:
         plans = [session.plan_insert(i, source) for i in inner.expressions]
     else:
         plans = [session.binder(source).bind_query(inner)]
+    from sqlengine.config import max_parallelism, parallelism
     from sqlengine.rules import optimize
     optimized = [optimize(p) for p in plans]
     details = [d.name for d in node.args.get("details") or []]
-    from sqlengine.config import max_parallelism, parallelism
-    maxp = max_parallelism(session.conf)
-    par = parallelism(session.conf)
+    dag = plan_dag(optimized, session.streaming, parallelism(session.conf), max_parallelism(session.conf))
     parts = ["== Abstract Syntax Tree =="]
-    parts += [render_plan(p, session.streaming, False) for p in plans]
+    parts += [render_logical(p) for p in plans]
     parts += ["", "== Optimized Physical Plan =="]
-    parts += [render_plan(p, session.streaming, "CHANGELOG_MODE" in details) for p in optimized]
-    dag = build_dag(optimized, session.streaming, par, maxp)
+    parts += [render_tree(dag, r, "CHANGELOG_MODE" in details) for r in dag.roots]
     parts += ["", "== Optimized Execution Plan =="]
     parts += [render_dag(dag)]
     return "\n".join(parts) + "\n"

@@ -36,7 +36,8 @@ def collect(session, plan: P.Node, stmt):
     from sqlengine.runtime.job import Job
     from sqlengine.runtime.streaming.runner import start_epoch_query
     import tempfile
-    query, _ = start_epoch_query(state, [optimize(plan)], [consume], tempfile.mkdtemp(prefix="sqlengine-select-"),
+    lw = Lowerer(state)
+    query, _ = start_epoch_query(state, lw.plan([optimize(plan)]), [consume], tempfile.mkdtemp(prefix="sqlengine-select-"),
                                  "select")
     job = Job("select", [query])
     runner.wait(job, state)

@@ -107,20 +107,21 @@ class JobRunner:
         job = Job(job_id)
         state = self.state(job_id)
         from sqlengine.rules import optimize
-        plans = [optimize(sink.input) for sink in sinks]
+        plans = [sink.with_children((optimize(sink.input),)) for sink in sinks]
         sids = [operator_id(statement, sink.table, str(i)) for i, sink in enumerate(sinks)]
         streamed = [self.streaming and _has_scan(p) for p in plans]
-        static = [(sink, Lowerer(state).lower(p), sid)
-                  for sink, p, sid, s in zip(sinks, plans, sids, streamed) if not s]
+        static = [(p, sid) for p, sid, s in zip(plans, sids, streamed) if not s]
         if static:  # batch mode, or e.g. INSERT ... VALUES in a streaming statement set
-            self._run_batch(static, state, job)
-        live = [(sink, p, sid) for sink, p, sid, s in zip(sinks, plans, sids, streamed) if s]
+            lw = Lowerer(state)
+            lowered = lw.run(lw.plan([p for p, _ in static]))
+            self._run_batch([(p, low, sid) for (p, sid), low in zip(static, lowered)], state, job)
+        live = [(p, sid) for p, sid, s in zip(plans, sids, streamed) if s]
         if not live:
             return job
         job.status = "RUNNING"
         root = self.checkpoint_root(job_id)
         job.checkpoint_root = root
-        location = os.path.join(root, live[0][2] if len(live) == 1 else operator_id(statement, "set"))
+        location = os.path.join(root, live[0][1] if len(live) == 1 else operator_id(statement, "set"))
         job.queries.append(self._start_epochs(live, state, location))
         if wait:
             self.wait(job, state)
@@ -140,18 +141,20 @@ class JobRunner:
         return os.path.join(base, job_id) if base else default_checkpoint_root(job_id)
 
     def _start_epochs(self, live, state: LowerState, location: str):
-        from sqlengine.rules.changelog import updating_node
+        from sqlengine.physical.node import INSERT_ONLY
         from sqlengine.runtime.streaming.runner import start_epoch_query
+        dag = Lowerer(state).plan([sink for sink, _ in live])
         consumers, writers = [], []
         holder: dict[str, Any] = {}
-        for sink, plan, sid in live:
-            updating = updating_node(plan, True) is not None
+        for (sink, sid), root in zip(live, dag.roots):
+            updating = root.changelog != INSERT_ONLY
             writer = self._sink(sink, state, sid, updating)
             writers.append(writer)
             consumers.append(self._consumer(sink, writer, updating, holder))
+        sid = live[0][1][:6]
         query, driver = start_epoch_query(
-            state, [p for _, p, _ in live], consumers, location,
-            f"{live[0][0].table}-{live[0][2][:6]}" if len(live) == 1 else f"statement-set-{live[0][2][:6]}")
+            state, dag, consumers, location,
+            f"{live[0][0].table}-{sid}" if len(live) == 1 else f"statement-set-{sid}")
         holder["query_id"] = str(query.id)
         query._sqlengine_sinks = writers
         return query

@@ -105,20 +105,37 @@ class ExprLowerer:
 
 
 class Lowerer:
-    """Dispatches ``visit_<NodeClass>`` with the children already lowered."""
+    """Lowers the operator DAG (``physical/``) in batch: each node once, in dependency
+    order, by its operator's ``lower`` with its inputs already lowered.
+
+    Spark's planner inserts the exchanges the DAG's edges name: shuffles get as many
+    partitions as there are key groups (``spark.sql.shuffle.partitions`` is set to
+    ``pipeline.max-parallelism`` for the job), and each operator lowers to the Spark
+    operator whose required distribution is its edge (tests/e2e/test_shuffles.py reads
+    the executed plan to check it).
+    """
 
     def __init__(self, state: LowerState):
         self.state = state
         self.exprs = ExprLowerer(state.ctx)
 
-    def lower(self, node: P.Node) -> Lowered:
-        method = getattr(self, f"visit_{type(node).__name__}", None)
-        if method is None:
-            raise UnsupportedError(f"No translation rule for {type(node).__name__}")
-        return method(node, *[self.lower(c) for c in node.children()])
+    def plan(self, roots: list[P.Node]):
+        from sqlengine.physical.planner import plan_dag
+        st = self.state
+        return plan_dag(roots, st.streaming, st.parallelism, st.max_parallelism)
 
-    # -- sources -------------------------------------------------------------------
-    def visit_TableScan(self, node: P.TableScan) -> Lowered:
+    def run(self, dag) -> list[Lowered]:
+        return dag.run(self.lower_node)
+
+    def lower(self, node: P.Node) -> Lowered:
+        """Plan ``node`` as a one-root DAG and lower it."""
+        return self.run(self.plan([node]))[0]
+
+    def lower_node(self, pn, inputs: list[Lowered]) -> Lowered:
+        return pn.op.lower(self, pn.logical, *inputs)
+
+    # -- helpers shared by the operators ---------------------------------------------------
+    def scan(self, node: P.TableScan) -> Lowered:
         st = self.state
         cached = st.scan_cache.get(node)
         if cached is not None:
@@ -141,57 +158,11 @@ class Lowerer:
             df = df.observe(f"metrics_{len(st.scans)}", *[c.alias(k) for k, c in result.metrics.items()])
         if df.isStreaming:
             st.has_stream_source = True
-        cols = [F.col(f"`{f.name}`").alias(f"f{i}") for i, f in enumerate(node.fields)]
+        cols = [F.col(_quoted(f.name)).alias(f"f{i}") for i, f in enumerate(node.fields)]
         keep_eoi = st.streaming and df.isStreaming
         out = df.select(*cols, F.col(EOI)) if keep_eoi else df.where(~F.col(EOI)).select(*cols)
         return Lowered(out, keep_eoi)
 
-    def visit_Values(self, node: P.Values) -> Lowered:
-        spark = self.state.spark
-        if not node.fields:
-            return Lowered(spark.range(1).select())
-        rows = [spark.range(1).select(*[self.exprs.lower(e).cast(f.type.to_spark()).alias(f"f{i}")
-                                        for i, (e, f) in enumerate(zip(r, node.fields))]) for r in node.rows]
-        out = rows[0]
-        for r in rows[1:]:
-            out = out.unionAll(r)
-        return Lowered(out)
-
-    # -- stateless --------------------------------------------------------------------
-    def visit_Calc(self, node: P.Calc, child: Lowered) -> Lowered:
-        if node.condition is not None and not child.rt:
-            child = drop_eoi(child)
-        df = child.df
-        if node.condition is not None:
-            cond = self.exprs.lower(node.condition)
-            # The end-of-input row passes every filter (it is removed where it is consumed).
-            df = df.where(cond | F.col(EOI) if child.eoi else cond)
-        cols = [self.exprs.lower(e).alias(f"f{i}") for i, e in enumerate(node.projections)]
-        return Lowered(df.select(*cols, *child.hidden()), child.eoi, child.updating, child.rt)
-
-    def visit_WatermarkAssigner(self, node: P.WatermarkAssigner, child: Lowered) -> Lowered:
-        """Batch: event time needs no watermark (streaming: ``EpochLowerer`` tracks it)."""
-        return drop_eoi(child)
-
-    def visit_Union(self, node: P.Union, *children: Lowered) -> Lowered:
-        parts = [drop_eoi(c) for c in children]
-        out = parts[0].df
-        for p in parts[1:]:
-            out = out.unionAll(p.df)
-        return Lowered(out, False, any(p.updating for p in parts))
-
-    def visit_Sort(self, node: P.Sort, child: Lowered) -> Lowered:
-        df = drop_eoi(child).df
-        if node.keys:
-            order = [_order(k) for k in node.keys]
-            df = df.repartition(1).sortWithinPartitions(*order)
-        if node.limit is not None:
-            df = df.limit(node.limit + node.offset)
-            if node.offset:
-                df = df.offset(node.offset)
-        return Lowered(df)
-
-    # -- aggregates -------------------------------------------------------------------
     def agg_columns(self, aggs, input_width: int, grouping_sets: bool = False) -> list[Column]:
         from sqlengine.binder.expressions import to_arg
         out = []
@@ -206,65 +177,15 @@ class Lowerer:
                                 self.state.ctx).alias(f"a{j}"))
         return out
 
-    def visit_Aggregate(self, node: P.Aggregate, child: Lowered) -> Lowered:
-        child = drop_eoi(child)
-        df = child.df
-        keys = [col(k) for k in node.keys]
-        if any(a.distinct for a in node.aggs) and keys:
-            df = df.repartition(self.state.max_parallelism, *keys)
-        sets = node.grouping_sets
-        aggs = self.agg_columns(node.aggs, len(node.input.schema), sets is not None)
-        if sets is not None:
-            grouped = df.groupingSets([[col(k) for k in s] for s in sets], *keys) \
-                .agg(*(aggs or [F.lit(0).alias("__none")]))
-        else:
-            grouped = df.groupBy(*keys).agg(*aggs) if aggs else df.select(*keys).distinct()
-        out = [F.col(f"f{k}").alias(f"f{i}") for i, k in enumerate(node.keys)]
-        out += [F.col(f"a{j}").alias(f"f{len(node.keys) + j}") for j in range(len(node.aggs))]
-        return Lowered(grouped.select(*out))
-
-    def visit_WindowAggregate(self, node: P.WindowAggregate, child: Lowered) -> Lowered:
-        from sqlengine.runtime.windows import lower_window_aggregate
-        return lower_window_aggregate(self, node, drop_eoi(child))
-
-    def visit_WindowTableFunction(self, node: P.WindowTableFunction, child: Lowered) -> Lowered:
-        from sqlengine.runtime.windows import lower_window_tvf
-        return lower_window_tvf(self, node, drop_eoi(child))
-
-
-    # -- joins, OVER, Top-N, UNNEST: thin wrappers over runtime/ops (shared with streaming) --
-    def visit_Join(self, node: P.Join, left: Lowered, right: Lowered) -> Lowered:
-        from sqlengine.runtime.ops.join import batch_join
-        self._batch_only(node)
-        return Lowered(batch_join(self, node, drop_eoi(left).df, drop_eoi(right).df))
-
-    visit_IntervalJoin = visit_Join
-    visit_WindowJoin = visit_Join
-
-    def visit_TemporalJoin(self, node: P.TemporalJoin, left: Lowered, right: Lowered) -> Lowered:
-        from sqlengine.runtime.ops.join import batch_temporal_join
-        self._batch_only(node)
-        return Lowered(batch_temporal_join(self, node, drop_eoi(left).df, drop_eoi(right).df))
-
-    def visit_Over(self, node: P.Over, child: Lowered) -> Lowered:
-        from sqlengine.runtime.ops.over import batch_over
-        self._batch_only(node)
-        return Lowered(batch_over(self, node, drop_eoi(child).df))
-
-    def visit_Rank(self, node: P.Rank, child: Lowered) -> Lowered:
-        from sqlengine.runtime.ops.rank import batch_rank
-        self._batch_only(node)
-        return Lowered(batch_rank(self, node, drop_eoi(child).df))
-
-    def visit_Unnest(self, node: P.Unnest, child: Lowered) -> Lowered:
-        from sqlengine.runtime.ops.unnest import batch_unnest
-        child = drop_eoi(child)
-        return Lowered(batch_unnest(self, node, child.df), False, child.updating)
-
-    def _batch_only(self, node: P.Node) -> None:
+    def batch_only(self, node: P.Node) -> None:
         """Stateful operators on a streaming input belong to the epoch runtime."""
         if self.state.streaming and self.state.has_stream_source:
             raise UnsupportedError(f"{node.label} is not supported in streaming mode yet")
+
+
+def _quoted(name: str) -> str:
+    """A column reference Spark reads literally (backticks doubled inside backticks)."""
+    return "`" + name.replace("`", "``") + "`"
 
 
 def _grouping(a: P.AggCall, grouping_sets: bool) -> Column:
@@ -278,7 +199,7 @@ def _grouping(a: P.AggCall, grouping_sets: bool) -> Column:
     return out
 
 
-def _order(k: P.SortKey) -> Column:
+def sort_order(k: P.SortKey) -> Column:
     c = col(k.index)
     if k.ascending:
         return c.asc_nulls_last() if k.nulls_first is False else c.asc_nulls_first()

@@ -50,7 +50,8 @@ def test_case_binds_in_streaming_mode(name: str, tmp_path: Path):
 
 @pytest.mark.parametrize("name", ["docs_window_topn", "docs_window_dedup"])
 def test_window_rank_is_partitioned_by_the_window(name: str, tmp_path: Path):
-    from sqlengine.rules.changelog import is_window_rank, updating_node
+    from sqlengine.physical.changelog import updating_node
+    from sqlengine.physical.operators.rank import is_window_rank
     sinks = _sinks(name, tmp_path)
     ranks = [n for s in sinks for n in nodes(s, P.Rank)]
     assert ranks and all(is_window_rank(r) for r in ranks)

@@ -6,7 +6,7 @@ import pytest
 
 from sqlengine import errors
 from sqlengine.plan import nodes as P
-from sqlengine.rules.changelog import updating_node
+from sqlengine.physical.changelog import updating_node
 from tests.binder.helpers import bind, nodes, run_ddl, session
 
 DDL = """
@@ -314,7 +314,7 @@ def test_window_semi_and_anti_joins(st):
 
 
 def test_over_rejects_an_updating_input(st):
-    from sqlengine.rules.changelog import check_insert_only_inputs
+    from sqlengine.physical.changelog import check_insert_only_inputs
     plan = bind(st, "SELECT cur, SUM(c) OVER (PARTITION BY cur ORDER BY t) FROM "
                     "(SELECT cur, COUNT(*) AS c, MAX(ts) AS t FROM orders GROUP BY cur)", False)
     with pytest.raises(errors.ValidationError, match="StreamPhysicalOverAggregate doesn't support consuming update"):

@@ -24,6 +24,9 @@ def _align(node: P.Join, left: DataFrame, right: DataFrame) -> tuple[DataFrame, 
 def batch_join(lw, node: P.Join, left: DataFrame, right: DataFrame) -> DataFrame:
     """Any ``Join`` (INNER/LEFT/RIGHT/FULL/SEMI/ANTI, interval and window joins included)."""
     left, right, nl, nr = _align(node, left, right)
+    # The DAG's edges: both sides hashed on the equi keys (a sort-merge join), or the
+    # right side broadcast when there are none.
+    right = right.hint("merge" if node.left_keys else "broadcast")
     cond = lw.exprs.lower(node.condition) if node.condition is not None else None
     if cond is None and node.kind == "INNER":
         out = left.crossJoin(right)
@@ -45,9 +48,11 @@ def batch_temporal_join(lw, node: P.TemporalJoin, left: DataFrame, right: DataFr
         on = on & (col(lk) == col(nl + rk))
     if node.right_time >= 0:
         on = on & (col(nl + node.right_time) <= col(node.left_time))
-    joined = left.join(right, on, "left")
+    joined = left.join(right.hint("merge"), on, "left") if node.left_keys else left.join(right, on, "left")
     if node.right_time >= 0:
-        latest = Window.partitionBy(lid).orderBy(col(nl + node.right_time).desc_nulls_last())
+        # Partitioned within the join's key partitions: no exchange beyond the join's.
+        latest = Window.partitionBy(*[col(k) for k in node.left_keys], lid) \
+            .orderBy(col(nl + node.right_time).desc_nulls_last())
         joined = joined.withColumn("__v", F.row_number().over(latest)).where(F.col("__v") == 1)
     cond = lw.exprs.lower(node.condition) if node.condition is not None else F.lit(True)
     if node.kind == "INNER":

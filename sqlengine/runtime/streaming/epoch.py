@@ -29,6 +29,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from connectors.base import EOI
+from sqlengine.physical.node import Dag
 from sqlengine.plan import nodes as P
 from sqlengine.runtime.lower import LowerState, Lowered, Lowerer
 from sqlengine.runtime.multisink import TAG, rows_of
@@ -36,20 +37,6 @@ from sqlengine.runtime.streaming.state import StateStore
 
 WM_MIN = -(1 << 62)  # no watermark yet
 WM_MAX = 1 << 62  # end of input: every timer fires
-
-
-def operator_ids(roots: list[P.Node]) -> dict[P.Node, str]:
-    """Deterministic ids, in depth-first order; equal subtrees share one id (and one run)."""
-    ids: dict[P.Node, str] = {}
-
-    def visit(node: P.Node) -> None:
-        for c in node.children():
-            visit(c)
-        if node not in ids:
-            ids[node] = f"{len(ids):03d}-{type(node).__name__}"
-    for r in roots:
-        visit(r)
-    return ids
 
 
 @dataclass
@@ -81,7 +68,9 @@ class Epoch:
 
 
 class EpochLowerer(Lowerer):
-    """Lowers the plan over one epoch's deltas; each distinct node once per epoch."""
+    """Lowers the DAG over one epoch's deltas: each node once, by its operator's
+    ``lower_epoch``, after setting the node's watermark to the minimum of its inputs'
+    (an operator that holds back or sets time, like a watermark assigner, overrides it)."""
 
     def __init__(self, state: LowerState, ep: Epoch, scan_delta: Callable[[P.TableScan], Lowered],
                  scan_ended: Callable[[P.TableScan], bool]):
@@ -89,23 +78,13 @@ class EpochLowerer(Lowerer):
         self.ep = ep
         self.scan_delta = scan_delta
         self.scan_ended = scan_ended
-        self.memo: dict[P.Node, Lowered] = {}
         self.wm: dict[P.Node, int] = {}
 
-    def lower(self, node: P.Node) -> Lowered:
-        if node in self.memo:
-            return self.memo[node]
-        children = [self.lower(c) for c in node.children()]
-        method = getattr(self, f"epoch_{type(node).__name__}", None)
-        if node not in self.wm:  # operators that hold back or set time may set their own
-            self.wm[node] = min((self.wm[c] for c in node.children()), default=WM_MAX)
-        if method is not None:
-            out = method(node, *children)
-        else:
-            out = getattr(self, f"visit_{type(node).__name__}", self._missing(node))(node, *children)
-            out.empty = bool(children) and all(c.empty for c in children)
+    def lower_node(self, pn, inputs: list[Lowered]) -> Lowered:
+        node = pn.logical
+        self.wm[node] = min((self.wm[c] for c in node.children()), default=WM_MAX)
+        out = pn.op.lower_epoch(self, node, *inputs)
         self.ep.set_wm(node, self.wm[node])
-        self.memo[node] = out
         return out
 
     # -- nothing to do ---------------------------------------------------------------
@@ -126,86 +105,12 @@ class EpochLowerer(Lowerer):
         df = self.state.spark.createDataFrame([], StructType(fields))
         return Lowered(df, False, updating, empty=True)
 
-    def _missing(self, node: P.Node):
-        from sqlengine.errors import UnsupportedError
-
-        def fail(*_):
-            raise UnsupportedError(f"{type(node).__name__} is not supported in streaming mode yet")
-        return fail
-
     def input_wm(self, node: P.Node) -> int:
         """The watermark of a node's inputs after this epoch (min over its inputs)."""
         return min((self.wm[c] for c in node.children()), default=WM_MAX)
 
     def prev_input_wm(self, node: P.Node) -> int:
         return min((self.ep.prev_wm(c) for c in node.children()), default=WM_MAX)
-
-    # -- leaves and time -------------------------------------------------------------
-    def epoch_TableScan(self, node: P.TableScan) -> Lowered:
-        self.wm[node] = WM_MAX if self.scan_ended(node) else WM_MIN
-        return self.scan_delta(node)
-
-    def epoch_Values(self, node: P.Values) -> Lowered:
-        """A static relation in a streaming job: all its rows in the job's first epoch."""
-        self.wm[node] = WM_MAX
-        low = self.visit_Values(node)
-        if self.ep.meta_in.get("started"):
-            return Lowered(low.df.limit(0), empty=True)
-        return low
-
-    def epoch_WatermarkAssigner(self, node: P.WatermarkAssigner, child: Lowered) -> Lowered:
-        oid = self.ep.ids[node]
-        seen = self.ep.meta_in.get("max", {}).get(oid)
-        top = None if child.empty else \
-            child.df.agg(F.max(F.unix_millis(F.col(f"f{node.rowtime}")))).collect()[0][0]
-        if top is not None:
-            seen = top if seen is None else max(seen, top)
-        if seen is not None:
-            self.ep.meta_out.setdefault("max", {})[oid] = seen
-        upstream = self.input_wm(node)
-        self.wm[node] = upstream if upstream == WM_MAX else (
-            WM_MIN if seen is None else seen - node.delay_ms)
-        return Lowered(child.df, empty=child.empty)
-
-    # -- stateful operators: one module each ---------------------------------------------
-    def _stateful(self, node: P.Node, inputs: tuple[Lowered, ...], module: str, fn: str,
-                  on_watermark: bool, updating: bool) -> Lowered:
-        if self.idle(node, inputs, on_watermark):
-            return self.nothing(node, updating)
-        import importlib
-        return getattr(importlib.import_module(f"sqlengine.runtime.streaming.{module}"), fn)(self, node, *inputs)
-
-    def epoch_Aggregate(self, node: P.Aggregate, child: Lowered) -> Lowered:
-        return self._stateful(node, (child,), "group_aggregate", "epoch_group_aggregate", False, True)
-
-    def epoch_WindowAggregate(self, node: P.WindowAggregate, child: Lowered) -> Lowered:
-        return self._stateful(node, (child,), "window_aggregate", "epoch_window_aggregate", True, False)
-
-    def epoch_Join(self, node: P.Join, left: Lowered, right: Lowered) -> Lowered:
-        updating = node.kind != "INNER" or left.updating or right.updating
-        return self._stateful(node, (left, right), "join", "epoch_join", False, updating)
-
-    def epoch_IntervalJoin(self, node: P.IntervalJoin, left: Lowered, right: Lowered) -> Lowered:
-        return self._stateful(node, (left, right), "join", "epoch_interval_join", True, False)
-
-    def epoch_WindowJoin(self, node: P.WindowJoin, left: Lowered, right: Lowered) -> Lowered:
-        return self._stateful(node, (left, right), "join", "epoch_window_join", True, False)
-
-    def epoch_TemporalJoin(self, node: P.TemporalJoin, left: Lowered, right: Lowered) -> Lowered:
-        return self._stateful(node, (left, right), "temporal_join", "epoch_temporal_join", True, False)
-
-    def epoch_Rank(self, node: P.Rank, child: Lowered) -> Lowered:
-        from sqlengine.rules.changelog import is_window_rank
-        window = is_window_rank(node) and not child.updating
-        return self._stateful(node, (child,), "rank", "epoch_rank", window, not window)
-
-    def epoch_Over(self, node: P.Over, child: Lowered) -> Lowered:
-        return self._stateful(node, (child,), "over", "epoch_over", True, False)
-
-    def epoch_Sort(self, node: P.Sort, child: Lowered) -> Lowered:
-        from sqlengine.errors import UnsupportedError
-        raise UnsupportedError("ORDER BY/LIMIT over an unbounded stream is not supported yet "
-                               "(use a Top-N query: ROW_NUMBER() OVER (...) with a filter)")
 
 
 @dataclass
@@ -221,19 +126,19 @@ class Scans:
 class EpochDriver:
     """The ``foreachBatch`` function of a streaming job (see the module docstring).
 
-    ``outputs``: (plan root, consumer) pairs; a consumer gets the root's lowered
+    ``consumers``: one per root of the DAG; a consumer gets the root's lowered
     result and the epoch id (sinks call ``write_epoch``). The driver records in
     ``done_epoch`` the epoch after which every bounded input has ended.
     """
 
-    def __init__(self, state: LowerState, roots: list[P.Node], scans: Scans, store: StateStore,
+    def __init__(self, state: LowerState, dag: Dag, scans: Scans, store: StateStore,
                  consumers: list[Callable[[Lowered, int], None]]):
         self.state = state
-        self.roots = roots
+        self.dag = dag
         self.scans = scans
         self.store = store
         self.consumers = consumers
-        self.ids = operator_ids(roots)
+        self.ids = dag.ids()
         self.done_epoch: Optional[int] = None
         self.bounded = True  # set by the runner: every source can end
         self.error: Optional[BaseException] = None
@@ -252,8 +157,8 @@ class EpochDriver:
             ended, rows = self._ended(batch, ep)
             lw = EpochLowerer(self.state, ep, lambda n: self._delta(batch, n, rows),
                               lambda n: ended[self.scans.index(n)])
-            for root, consume in zip(self.roots, self.consumers):
-                consume(lw.lower(root), epoch_id)
+            for out, consume in zip(lw.run(self.dag), self.consumers):
+                consume(out, epoch_id)
             ep.meta_out["started"] = True
             self.store.write_meta(epoch_id, ep.meta_out)
             if all(ended) and self.bounded:

@@ -17,6 +17,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from connectors.base import OP
+from sqlengine.physical.operators.group_aggregate import batch_aggregate
 from sqlengine.plan import nodes as P
 from sqlengine.runtime.lower import Lowered
 from sqlengine.runtime.streaming.changes import (anti, expand, fcols, key_frame, net, null_safe_eq, semi,
@@ -65,7 +66,7 @@ def epoch_merge_aggregate(lw, node: P.Aggregate, child: Lowered) -> Lowered:
     results of the keys they touch (O(keys touched), no input kept in state)."""
     ep = lw.ep
     nk = len(node.keys)
-    part = ep.persist(lw.visit_Aggregate(node, Lowered(child.df)).df)
+    part = ep.persist(batch_aggregate(lw, node, child.df))
     key_cols = fcols(nk)
     touched = key_frame(part, key_cols)
     outputs = ep.store.table(ep.ids[node], "output", part.schema)
@@ -96,7 +97,7 @@ def epoch_group_aggregate(lw, node: P.Aggregate, child: Lowered) -> Lowered:
     touched = ep.persist(key_frame(delta, keys))
     new_in = net(semi(inputs.read(ep.epoch), touched, keys).unionByName(delta), cols)
     new_in = ep.persist(new_in)
-    out = lw.visit_Aggregate(node, Lowered(expand(new_in))).df
+    out = batch_aggregate(lw, node, expand(new_in))
     if not keys:  # a global aggregate has no row while its input is empty (Flink)
         rows = new_in.agg(F.sum(COUNT).alias("__c"))
         out = out.crossJoin(rows).where(F.col("__c") > 0).drop("__c")

@@ -14,7 +14,7 @@ from pyspark.sql import functions as F
 
 from sqlengine.functions.registry import lookup_aggregate
 from sqlengine.plan import nodes as P
-from sqlengine.runtime.lower import Lowered, _order, col
+from sqlengine.runtime.lower import Lowered, sort_order, col
 from sqlengine.runtime.streaming.changes import fcols, key_frame, semi
 
 NEW = "__new"
@@ -42,10 +42,10 @@ def over_columns(lw, node: P.Over) -> list[Column]:
 def _window(node: P.Over, frame):
     part = [col(k) for k in node.partition_keys]
     if frame is None:
-        return Window.partitionBy(*part).orderBy(*[_order(k) for k in node.order_keys])
+        return Window.partitionBy(*part).orderBy(*[sort_order(k) for k in node.order_keys])
     lower = Window.unboundedPreceding if frame.lower is None else -frame.lower
     if frame.kind == "ROWS":
-        return Window.partitionBy(*part).orderBy(*[_order(k) for k in node.order_keys]).rowsBetween(lower, 0)
+        return Window.partitionBy(*part).orderBy(*[sort_order(k) for k in node.order_keys]).rowsBetween(lower, 0)
     t = node.order_keys[0]
     key = F.unix_millis(col(t.index)) if node.input.schema[t.index].type.root.startswith("TIMESTAMP") \
         else col(t.index)

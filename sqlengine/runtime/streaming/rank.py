@@ -18,7 +18,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import MapType
 
 from sqlengine.plan import nodes as P
-from sqlengine.runtime.lower import Lowered, _order, col
+from sqlengine.runtime.lower import Lowered, sort_order, col
 from sqlengine.runtime.streaming.changes import (diff, emit_inserts_deletes, expand, fcols, key_frame, net,
                                                  semi, signed, anti)
 from sqlengine.runtime.streaming.group_aggregate import append_log
@@ -33,7 +33,7 @@ def rank_rows(node: P.Rank, df: DataFrame, keep_extra: tuple[str, ...] = ()) -> 
     ties = [F.col(c).asc_nulls_first() for c in fcols(width)
             if not isinstance(df.schema[c].dataType, MapType)]
     w = Window.partitionBy(*[col(k) for k in node.partition_keys]).orderBy(
-        *[_order(k) for k in node.order_keys], *ties)
+        *[sort_order(k) for k in node.order_keys], *ties)
     ranked = df.withColumn("__rk", RANK_FNS[node.rank_fn]().over(w))
     kept = ranked.where((F.col("__rk") >= node.rank_start) & (F.col("__rk") <= node.rank_end))
     extra = [F.col("__rk").cast("long").alias(f"f{width}")] if node.output_rank else []
@@ -42,7 +42,7 @@ def rank_rows(node: P.Rank, df: DataFrame, keep_extra: tuple[str, ...] = ()) -> 
 
 def epoch_rank(lw, node: P.Rank, child: Lowered) -> Lowered:
     from sqlengine.plan.lineage import window_prop
-    from sqlengine.rules.changelog import is_window_rank
+    from sqlengine.physical.operators.rank import is_window_rank
     if is_window_rank(node) and not child.updating:
         end = next(k for k in node.partition_keys if window_prop(node.input, k) == "window_end")
         return _window_rank(lw, node, child, end)

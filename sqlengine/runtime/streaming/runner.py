@@ -12,6 +12,7 @@ from pyspark.sql.types import StructType
 
 from connectors.base import EOI
 from sqlengine.errors import UnsupportedError
+from sqlengine.physical.node import Dag
 from sqlengine.plan import nodes as P
 from sqlengine.runtime.lower import LowerState, Lowered, Lowerer
 from sqlengine.runtime.multisink import TAG
@@ -21,13 +22,8 @@ from sqlengine.runtime.streaming.state import StateStore
 EOI_ANY = "__eoi_any"
 
 
-def distinct_scans(roots: list[P.Node]) -> list[P.TableScan]:
-    out: list[P.TableScan] = []
-    for r in roots:
-        for n in P.walk(r):
-            if isinstance(n, P.TableScan) and n not in out:
-                out.append(n)
-    return out
+def distinct_scans(dag: Dag) -> list[P.TableScan]:
+    return [n.logical for n in dag.nodes if isinstance(n.logical, P.TableScan)]
 
 
 def tagged_sources(frames: list[DataFrame]) -> DataFrame:
@@ -45,19 +41,20 @@ def tagged_sources(frames: list[DataFrame]) -> DataFrame:
     return out
 
 
-def start_epoch_query(state: LowerState, roots: list[P.Node],
+def start_epoch_query(state: LowerState, dag: Dag,
                       consumers: list[Callable[[Lowered, int], None]], checkpoint: str, name: str):
-    """Start the job's one streaming query; returns (query, driver)."""
-    nodes = distinct_scans(roots)
+    """Start the job's one streaming query (one consumer per root of ``dag``);
+    returns (query, driver)."""
+    nodes = distinct_scans(dag)
     frames = []
     lw = Lowerer(state)
     for n in nodes:
-        low = lw.visit_TableScan(n)
+        low = lw.scan(n)
         if not low.df.isStreaming:
             raise UnsupportedError(f"Table {n.table} is not a streaming source; in streaming mode every "
                                    f"source of a job must be (use batch mode)")
         frames.append(low.df)
-    driver = EpochDriver(state, roots, Scans(nodes),
+    driver = EpochDriver(state, dag, Scans(nodes),
                          StateStore(state.spark, os.path.join(checkpoint, "state")), consumers)
     driver.bounded = all(s.end_check is not None for s in state.scans)
     from sqlengine.runtime.job import trigger_interval

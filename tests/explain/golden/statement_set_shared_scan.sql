@@ -1,0 +1,6 @@
+EXPLAIN CHANGELOG_MODE
+EXECUTE STATEMENT SET BEGIN
+INSERT INTO files_out SELECT item, COUNT(*) FROM TABLE(TUMBLE(TABLE Bid, DESCRIPTOR(bidtime), INTERVAL '1' MINUTE))
+  GROUP BY window_start, window_end, item;
+INSERT INTO rows_out SELECT item, supplier_id, price, 1 FROM Bid WHERE price > 10;
+END;
