@@ -1,6 +1,9 @@
 """Session keys whose value is derived or validated in one place."""
 from __future__ import annotations
 
+import re
+from typing import Optional
+
 from sqlengine.errors import ValidationError
 
 PARALLELISM = "parallelism.default"
@@ -42,3 +45,61 @@ def max_parallelism(conf: dict[str, str]) -> int:
         return explicit
     p = parallelism(conf)
     return max(2, 1 << (p - 1).bit_length())
+
+
+DURATION_UNITS_MS = {
+    "ns": 1e-6, "nano": 1e-6, "nanos": 1e-6, "nanosecond": 1e-6, "nanoseconds": 1e-6,
+    "us": 1e-3, "µs": 1e-3, "micro": 1e-3, "micros": 1e-3, "microsecond": 1e-3, "microseconds": 1e-3,
+    "ms": 1, "milli": 1, "millis": 1, "millisecond": 1, "milliseconds": 1,
+    "s": 1000, "sec": 1000, "secs": 1000, "second": 1000, "seconds": 1000,
+    "m": 60_000, "min": 60_000, "mins": 60_000, "minute": 60_000, "minutes": 60_000,
+    "h": 3_600_000, "hour": 3_600_000, "hours": 3_600_000,
+    "d": 86_400_000, "day": 86_400_000, "days": 86_400_000,
+}
+_DURATION = re.compile(r"^\s*(\d+)\s*([a-zµ]*)\s*$", re.IGNORECASE)
+
+
+def duration_ms(raw: str) -> Optional[int]:
+    """Flink's duration syntax (``500``, ``500 ms``, ``5s``, ``1 min``, ``2 h``, ``1d``), or
+    None when ``raw`` is not one."""
+    match = _DURATION.match(raw)
+    unit = match.group(2).lower() if match else None
+    if not match or (unit and unit not in DURATION_UNITS_MS):
+        return None
+    return int(int(match.group(1)) * DURATION_UNITS_MS[unit or "ms"])
+
+
+STATE_TTL = "table.exec.state.ttl"
+
+
+def state_ttl_ms(conf: dict[str, str]) -> int:
+    """``table.exec.state.ttl``: how long an idle key's state is kept (0: forever)."""
+    raw = (conf.get(STATE_TTL) or "").strip()
+    if not raw:
+        return 0
+    ms = duration_ms(raw)
+    if ms is None:
+        raise ValidationError(f"Invalid value for '{STATE_TTL}': '{raw}' is not a duration "
+                              f"(for example '1 h', '30 min' or '0 ms').")
+    return ms
+
+
+MAX_ROWS_PER_EPOCH = "sqlengine.source.max-rows-per-epoch"
+DEFAULT_MAX_ROWS_PER_EPOCH = 1_000_000
+
+
+def max_rows_per_epoch(conf: dict[str, str], override_key: str = "") -> int:
+    """Admission control (Flink's backpressure): at most this many rows of one source
+    enter an epoch, so an epoch's work and memory are bounded whatever the input rate or
+    backlog. ``0``: no cap. A connector's own key (``override_key``) wins."""
+    for key in (override_key, MAX_ROWS_PER_EPOCH):
+        raw = (conf.get(key) or "").strip() if key else ""
+        if raw:
+            try:
+                value = int(raw)
+            except ValueError:
+                raise ValidationError(f"Invalid value for '{key}': '{raw}' is not an integer.") from None
+            if value < 0:
+                raise ValidationError(f"Invalid value for '{key}': {value} must be 0 (no cap) or positive.")
+            return value
+    return DEFAULT_MAX_ROWS_PER_EPOCH

@@ -7,7 +7,6 @@ parsed the way Flink's ``ConfigOption`` types parse them.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Callable, Optional, TypeVar
 
@@ -28,29 +27,17 @@ VAR_LEN = "var-len"
 OPTION_NAMES = (KIND, MIN, MAX, MAX_PAST, LENGTH, START, END, NULL_RATE, VAR_LEN)
 
 # Flink's TimeUtils.parseDuration units (the default unit is milliseconds).
-_DURATION_UNITS_MS = {
-    "ns": 1e-6, "nano": 1e-6, "nanos": 1e-6, "nanosecond": 1e-6, "nanoseconds": 1e-6,
-    "us": 1e-3, "µs": 1e-3, "micro": 1e-3, "micros": 1e-3, "microsecond": 1e-3, "microseconds": 1e-3,
-    "ms": 1, "milli": 1, "millis": 1, "millisecond": 1, "milliseconds": 1,
-    "s": 1000, "sec": 1000, "secs": 1000, "second": 1000, "seconds": 1000,
-    "m": 60_000, "min": 60_000, "mins": 60_000, "minute": 60_000, "minutes": 60_000,
-    "h": 3_600_000, "hour": 3_600_000, "hours": 3_600_000,
-    "d": 86_400_000, "day": 86_400_000, "days": 86_400_000,
-}
-_DURATION = re.compile(r"^\s*(\d+)\s*([a-zµ]*)\s*$", re.IGNORECASE)
-
-
 def key(path: str, option: str) -> str:
     return f"fields.{path}.{option}"
 
 
 def parse_duration_ms(raw: str, option_key: str) -> int:
     """Flink's duration syntax: ``500``, ``500 ms``, ``5s``, ``1 min``, ``2 h``, ``1d``."""
-    match = _DURATION.match(raw)
-    unit = match.group(2).lower() if match else None
-    if not match or (unit and unit not in _DURATION_UNITS_MS):
+    from sqlengine.config import duration_ms
+    ms = duration_ms(raw)
+    if ms is None:
         raise _unparsable(raw, option_key, "a duration such as '5 s', '100 ms' or '1 min'")
-    return int(int(match.group(1)) * _DURATION_UNITS_MS[unit or "ms"])
+    return ms
 
 
 def _unparsable(raw: str, option_key: str, what: str) -> ConnectorError:

@@ -14,7 +14,8 @@ the last data row so that it arrives in a later micro-batch than any data row;
 
 ``rows-per-second`` (throttling): the rate source produces one batch of
 ``rowsPerBatch`` rows per trigger, whatever the wall clock. ``rowsPerBatch`` is
-``rows-per-second`` capped at ``MAX_ROWS_PER_BATCH`` (giant batches only cost
+``rows-per-second`` capped by admission control (``sqlengine.source.max-rows-per-epoch``,
+``sqlengine/config.py``: giant batches only cost
 memory and latency), and ``DataGenScanResult.trigger_interval_ms`` is the trigger
 interval that yields ``rows-per-second`` rows per second, which the runtime uses
 as the query's trigger (``sqlengine/runtime/job.py``, ``trigger_interval``); at
@@ -36,13 +37,14 @@ from connectors.datagen.options import KIND, FieldOptions, key
 from connectors.datagen.randomgen import random_column
 from connectors.datagen.sequence import sequence_column
 from sqlengine.errors import ConnectorError
+from sqlengine.config import DEFAULT_MAX_ROWS_PER_EPOCH, max_rows_per_epoch
 
 ROWS_PER_SECOND = "rows-per-second"
 NUMBER_OF_ROWS = "number-of-rows"
 SCAN_PARALLELISM = "scan.parallelism"
 ROWS_PER_SECOND_DEFAULT = 10000
-# Largest micro-batch the rate source is asked for; see the module docstring.
-MAX_ROWS_PER_BATCH = 1_000_000
+# Largest micro-batch the rate source is asked for by default; see the module docstring.
+MAX_ROWS_PER_BATCH = DEFAULT_MAX_ROWS_PER_EPOCH
 ROW_ID = "__datagen_row_id"
 
 
@@ -192,7 +194,8 @@ def _scan_batch(ctx: ScanContext, plan: GenPlan) -> ScanResult:
 
 
 def _scan_stream(ctx: ScanContext, plan: GenPlan) -> DataGenScanResult:
-    per_batch = min(plan.rows_per_second, MAX_ROWS_PER_BATCH)
+    cap = max_rows_per_epoch(ctx.conf)
+    per_batch = min(plan.rows_per_second, cap) if cap else plan.rows_per_second
     tag = source_tag(ctx.table_name)
     stream = (ctx.spark.readStream.format("rate-micro-batch")
               .option("rowsPerBatch", per_batch)

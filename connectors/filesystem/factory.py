@@ -32,6 +32,7 @@ from connectors.base import EOI, ConnectorFactory, Options, ScanContext, ScanRes
 from connectors.filesystem import datasource, files, writer
 from connectors.filesystem.reader import DONE
 from connectors.formats import format_module
+from sqlengine.config import max_rows_per_epoch
 from sqlengine.errors import ConnectorError
 
 IDENTIFIER = "filesystem"
@@ -138,7 +139,7 @@ def _raw_lines(ctx: ScanContext, path: str, token: str):
     name = datasource.register(ctx.spark)
     reader = ctx.spark.readStream if ctx.streaming else ctx.spark.read
     opts = {"path": path, "source_id": token, "num_partitions": str(max(1, ctx.parallelism)),
-            "max_lines_per_batch": ctx.conf.get(CONF_MAX_LINES, "0")}
+            "max_lines_per_batch": str(max_rows_per_epoch(ctx.conf, CONF_MAX_LINES))}
     if CONF_MIN_SPLIT in ctx.conf:
         opts["min_split_bytes"] = ctx.conf[CONF_MIN_SPLIT]
     return reader.format(name).options(**opts).load()

@@ -95,7 +95,8 @@ class JobRunner:
         return self.conf.get("execution.runtime-mode", "streaming").lower() != "batch"
 
     def state(self, job_id: str) -> LowerState:
-        from sqlengine.config import max_parallelism, parallelism
+        from sqlengine.config import max_parallelism, parallelism, state_ttl_ms
+        state_ttl_ms(self.conf)  # an invalid TTL fails before the job starts
         par = parallelism(self.conf)
         maxp = max_parallelism(self.conf)
         self.spark.conf.set("spark.sql.shuffle.partitions", str(maxp))

@@ -21,6 +21,7 @@ bounded input has ended is the job's last.
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
@@ -49,6 +50,7 @@ class Epoch:
     meta_out: dict[str, Any]
     ids: dict[P.Node, str]
     persisted: list[DataFrame] = field(default_factory=list)
+    now_ms: int = field(default_factory=lambda: int(time.time() * 1000))  # processing time
 
     def persist(self, df: DataFrame) -> DataFrame:
         df = df.persist(StorageLevel.MEMORY_AND_DISK)

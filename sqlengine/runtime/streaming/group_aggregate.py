@@ -23,6 +23,7 @@ from sqlengine.runtime.lower import Lowered
 from sqlengine.runtime.streaming.changes import (anti, expand, fcols, key_frame, net, null_safe_eq, semi,
                                                  signed)
 from sqlengine.runtime.streaming.state import COMPACT_EVERY, COUNT, Table
+from sqlengine.runtime.streaming.ttl import Expiry
 
 
 def append_log(table: Table, epoch: int, delta: DataFrame, cols: list[str]) -> None:
@@ -68,9 +69,9 @@ def epoch_merge_aggregate(lw, node: P.Aggregate, child: Lowered) -> Lowered:
     nk = len(node.keys)
     part = ep.persist(batch_aggregate(lw, node, child.df))
     key_cols = fcols(nk)
-    touched = key_frame(part, key_cols)
+    touched = ep.persist(key_frame(part, key_cols))
     outputs = ep.store.table(ep.ids[node], "output", part.schema)
-    previous = outputs.read(ep.epoch)
+    previous = Expiry(lw, node, "input", touched).live(outputs.read(ep.epoch), key_cols)
     old = ep.persist(semi(previous, touched, key_cols))
     merged = [MERGE[a.name](f"f{nk + j}").cast(part.schema[nk + j].dataType).alias(f"f{nk + j}")
               for j, a in enumerate(node.aggs)]
@@ -95,7 +96,10 @@ def epoch_group_aggregate(lw, node: P.Aggregate, child: Lowered) -> Lowered:
     delta = ep.persist(net(signed(child.df, child.updating, width), cols))
     inputs = ep.store.table(oid, "input", delta.schema)
     touched = ep.persist(key_frame(delta, keys))
-    new_in = net(semi(inputs.read(ep.epoch), touched, keys).unionByName(delta), cols)
+    expiry = Expiry(lw, node, "input", touched, keyed=bool(keys))
+    stored = inputs.read(ep.epoch)
+    live = expiry.live(stored, keys)
+    new_in = net(semi(live, touched, keys).unionByName(delta), cols)
     new_in = ep.persist(new_in)
     out = batch_aggregate(lw, node, expand(new_in))
     if not keys:  # a global aggregate has no row while its input is empty (Flink)
@@ -104,11 +108,11 @@ def epoch_group_aggregate(lw, node: P.Aggregate, child: Lowered) -> Lowered:
     out = ep.persist(out)
     nk, nout = len(node.keys), len(node.schema)
     outputs = ep.store.table(oid, "output", out.schema)
-    previous = outputs.read(ep.epoch)
     out_keys = fcols(nk)
+    previous = expiry.live(outputs.read(ep.epoch), out_keys)
     old = semi(previous, touched, out_keys) if keys else previous
     changes = ep.persist(keyed_changes(old, out, nk, nout))
-    append_log(inputs, ep.epoch, delta, cols)
+    append_log(inputs, ep.epoch, expiry.retract(stored, delta, keys), cols)
     kept = anti(previous, touched, out_keys) if keys else previous.limit(0)
     outputs.write(ep.epoch, kept.unionByName(out), snapshot=True)
     return Lowered(changes, False, True)

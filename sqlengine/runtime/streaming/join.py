@@ -55,12 +55,31 @@ def _sides(lw, node: P.Join, left: Lowered, right: Lowered):
     return dl, dr, tl, tr
 
 
-def _finish(lw, node, out: DataFrame, tl, dl, tr, dr, insert_only: bool) -> Lowered:
+class _Side:
+    """One input's state log as of this epoch, without the keys ``table.exec.state.ttl``
+    expired (``stored``: as written; ``old``: live)."""
+
+    def __init__(self, lw, node: P.Join, name: str, table, delta: DataFrame, keys: list[str]):
+        from sqlengine.runtime.streaming.ttl import Expiry
+        self.table, self.delta, self.keys = table, delta, keys
+        self.stored = table.read(lw.ep.epoch)
+        self.expiry = Expiry(lw, node, name, ep_key_frame(lw, delta, keys), keyed=bool(keys))
+        self.old = self.expiry.live(self.stored, keys)
+
+    def log(self, lw, width: int) -> None:
+        append_log(self.table, lw.ep.epoch, self.expiry.retract(self.stored, self.delta, self.keys), fcols(width))
+
+
+def ep_key_frame(lw, delta: DataFrame, keys: list[str]) -> DataFrame:
+    return lw.ep.persist(key_frame(delta, keys))
+
+
+def _finish(lw, node, out: DataFrame, ls: "_Side", rs: "_Side", insert_only: bool) -> Lowered:
     ep = lw.ep
     nl, nr = len(node.left.schema), len(node.right.schema)
     out = ep.persist(out)
-    append_log(tl, ep.epoch, dl, fcols(nl))
-    append_log(tr, ep.epoch, dr, fcols(nr))
+    ls.log(lw, nl)
+    rs.log(lw, nr)
     if insert_only:
         from sqlengine.runtime.streaming.changes import expand
         return Lowered(expand(out))
@@ -77,12 +96,13 @@ def _inner_delta(lw, node: P.Join, dl, dr, old_l, old_r) -> DataFrame:
 def epoch_join(lw, node: P.Join, left: Lowered, right: Lowered) -> Lowered:
     ep = lw.ep
     dl, dr, tl, tr = _sides(lw, node, left, right)
-    old_l, old_r = tl.read(ep.epoch), tr.read(ep.epoch)
-    if node.kind == "INNER":
-        out = _inner_delta(lw, node, dl, dr, old_l, old_r)
-        return _finish(lw, node, out, tl, dl, tr, dr, not (left.updating or right.updating))
     lk = [f"f{k}" for k in node.left_keys]
     rk = [f"f{k}" for k in node.right_keys]
+    ls, rs = _Side(lw, node, "left", tl, dl, lk), _Side(lw, node, "right", tr, dr, rk)
+    old_l, old_r = ls.old, rs.old
+    if node.kind == "INNER":
+        out = _inner_delta(lw, node, dl, dr, old_l, old_r)
+        return _finish(lw, node, out, ls, rs, not (left.updating or right.updating))
     touched = ep.persist(key_frame(dl, lk).unionByName(key_frame(dr, rk)).distinct())
     ol, orr = ep.persist(semi(old_l, touched, lk)), ep.persist(semi(old_r, touched, rk))
     nl_, nr_ = len(node.left.schema), len(node.right.schema)
@@ -91,7 +111,7 @@ def epoch_join(lw, node: P.Join, left: Lowered, right: Lowered) -> Lowered:
     width = len(node.schema)
     out = diff(join_frames(lw, node, new_l, new_r, node.kind),
                join_frames(lw, node, ol, orr, node.kind), fcols(width))
-    return _finish(lw, node, out, tl, dl, tr, dr, False)
+    return _finish(lw, node, out, ls, rs, False)
 
 
 def _ms(c: Column) -> Column:
@@ -99,9 +119,9 @@ def _ms(c: Column) -> Column:
 
 
 def epoch_interval_join(lw, node: P.IntervalJoin, left: Lowered, right: Lowered) -> Lowered:
-    ep = lw.ep
     dl, dr, tl, tr = _sides(lw, node, left, right)
-    old_l, old_r = tl.read(ep.epoch), tr.read(ep.epoch)
+    ls, rs = _Side(lw, node, "left", tl, dl, []), _Side(lw, node, "right", tr, dr, [])
+    old_l, old_r = ls.old, rs.old
     out = _inner_delta(lw, node, dl, dr, old_l, old_r)
     nl = len(node.left.schema)
     prev, wm = lw.prev_input_wm(node), lw.input_wm(node)
@@ -115,7 +135,7 @@ def epoch_interval_join(lw, node: P.IntervalJoin, left: Lowered, right: Lowered)
         expiry = _ms(F.col(f"f{node.right_time}")) - F.lit(node.lower_ms)
         due = all_r.where((expiry > F.lit(prev)) & (expiry <= F.lit(wm)))
         out = out.unionByName(_padded_right(lw, node, all_l, due))
-    return _finish(lw, node, out, tl, dl, tr, dr, True)
+    return _finish(lw, node, out, ls, rs, True)
 
 
 def _padded_left(lw, node: P.Join, due: DataFrame, right: DataFrame) -> DataFrame:

@@ -23,6 +23,7 @@ from sqlengine.runtime.streaming.changes import (diff, emit_inserts_deletes, exp
                                                  semi, signed, anti)
 from sqlengine.runtime.streaming.group_aggregate import append_log
 from sqlengine.runtime.streaming.state import COUNT
+from sqlengine.runtime.streaming.ttl import Expiry
 
 RANK_FNS = {"ROW_NUMBER": F.row_number, "RANK": F.rank, "DENSE_RANK": F.dense_rank}
 
@@ -53,7 +54,9 @@ def epoch_rank(lw, node: P.Rank, child: Lowered) -> Lowered:
     delta = ep.persist(net(signed(child.df, child.updating, width), cols))
     touched = ep.persist(key_frame(delta, keys))
     table = ep.store.table(ep.ids[node], "input", delta.schema)
-    previous = table.read(ep.epoch)
+    expiry = Expiry(lw, node, "input", touched, keyed=bool(keys))
+    stored = table.read(ep.epoch)
+    previous = expiry.live(stored, keys)
     old_in = ep.persist(net(semi(previous, touched, keys), cols))
     new_in = net(old_in.unionByName(delta), cols)
     out_cols = fcols(len(node.schema))
@@ -62,7 +65,7 @@ def epoch_rank(lw, node: P.Rank, child: Lowered) -> Lowered:
     old_out = rank_rows(node, expand(old_in)).select(*out_cols, ones)
     changes = ep.persist(emit_inserts_deletes(diff(new_out, old_out, out_cols)))
     if child.updating:
-        append_log(table, ep.epoch, delta, cols)
+        append_log(table, ep.epoch, expiry.retract(stored, delta, keys), cols)
     else:  # only the top rows can matter later
         top = rank_rows(replace(node, output_rank=False), expand(new_in))
         kept = net(top.withColumn(COUNT, F.lit(1).cast("long")), cols)
