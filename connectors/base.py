@@ -143,6 +143,10 @@ class ScanResult:
     # Where the connector observed its own metrics: the observedMetrics entry name
     # (streaming) or a pyspark.sql.Observation (batch).
     observation: Optional[Any] = None
+    # What an epoch holds, from its start and end offsets (Spark's offsets log; start is
+    # None in the first epoch): (may it hold data rows, has the source ended by its end).
+    # Lets the runtime skip a counting pass over each epoch; None: the runtime counts.
+    epoch_info: Optional[Callable[[Optional[dict], dict], tuple[bool, bool]]] = None
 
 
 @dataclass
@@ -202,6 +206,11 @@ class ConnectorFactory:
 
     def validate_sink_options(self, options: dict[str, str]) -> None:
         """Check options at planning time, before any Spark job (no side effects)."""
+
+    def sink_accepts_updates(self, options: dict[str, str]) -> bool:
+        """Whether a sink with these options takes update/delete changes (e.g. a file
+        sink does with a changelog format)."""
+        return self.accepts_updates
 
 
 _FACTORIES: dict[str, ConnectorFactory] = {}

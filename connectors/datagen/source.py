@@ -77,6 +77,21 @@ class EndAfterOffset:
 
 
 @dataclass(frozen=True)
+class RateEpochInfo:
+    """``epoch_info``: the epoch's rows are ids ``[start, end)``; data rows are those below
+    ``rows``; the source has ended once the end-of-input row ``eoi_id`` is read."""
+
+    rows: Optional[int]
+    eoi_id: Optional[int]
+
+    def __call__(self, start: Optional[dict], end: dict) -> tuple[bool, bool]:
+        lo = max(0, rate_offset(start)) if start is not None else 0
+        hi = rate_offset(end)
+        data = hi > lo and (self.rows is None or lo < self.rows)
+        return data, self.eoi_id is not None and hi > self.eoi_id
+
+
+@dataclass(frozen=True)
 class DataEndedAt:
     """``data_end_check``: true once a completed micro-batch read up to row ``rows``."""
 
@@ -203,7 +218,7 @@ def _scan_stream(ctx: ScanContext, plan: GenPlan) -> DataGenScanResult:
               .option("startTimestamp", tag)
               .load())
     ids = stream.select(F.col("value").alias(ROW_ID))
-    end_check, data_end, is_data = None, None, None
+    end_check, data_end, is_data, eoi_id = None, None, None, None
     if plan.rows is not None:
         eoi_id = -(-plan.rows // per_batch) * per_batch  # first id of the batch after the data
         row_id = F.col(ROW_ID)
@@ -219,4 +234,5 @@ def _scan_stream(ctx: ScanContext, plan: GenPlan) -> DataGenScanResult:
                f"rows-per-second={plan.rows_per_second}, spark=rate-micro-batch(rowsPerBatch={per_batch}, "
                f"numPartitions={plan.parallelism}){pacing})")
     return DataGenScanResult(_project(ids, plan, is_data), explain, end_check, data_end_check=data_end,
+                             epoch_info=RateEpochInfo(plan.rows, eoi_id),
                              rows_per_batch=per_batch, trigger_interval_ms=interval)

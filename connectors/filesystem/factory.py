@@ -23,14 +23,14 @@ import itertools
 import json
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Optional
 
 from pyspark.sql import Column, Observation
 from pyspark.sql import functions as F
 
-from connectors.base import EOI, ConnectorFactory, Options, ScanContext, ScanResult, Sink, SinkContext
+from connectors.base import EOI, OP, ConnectorFactory, Options, ScanContext, ScanResult, Sink, SinkContext
 from connectors.filesystem import datasource, files, writer
-from connectors.filesystem.reader import DONE
+from connectors.filesystem.reader import DATA, DONE, EOI_PLANNED
 from connectors.formats import format_module
 from sqlengine.config import max_rows_per_epoch
 from sqlengine.errors import ConnectorError
@@ -94,6 +94,20 @@ class EndOfFiles:
 
 
 @dataclass(frozen=True)
+class FileEpochInfo:
+    """``epoch_info``: an epoch reads lines iff its start and end positions differ; the
+    epoch whose end is past the last line carries the end of input."""
+
+    def __call__(self, start: Optional[dict], end: dict) -> tuple[bool, bool]:
+        ended = end.get("phase", DATA) >= EOI_PLANNED
+        if start is None:
+            return True, ended
+        rows = start.get("phase", DATA) == DATA and start.get("file") is not None and \
+            (start.get("file"), start.get("pos")) != (end.get("file"), end.get("pos"))
+        return rows, ended
+
+
+@dataclass(frozen=True)
 class EndOfData:
     """``data_end_check``: true once the micro-batch with the last data line completed."""
 
@@ -111,28 +125,37 @@ class FilesystemFactory(ConnectorFactory):
     def scan(self, ctx: ScanContext) -> ScanResult:
         """The decoded lines of ``path`` (+ ``__eoi``); see the module docstring."""
         t = parse_table_options(ctx.options, source=True)
+        fs, root = files.resolve(t.path)
+        if not files.exists(fs, root):  # Flink: FileNotFoundException when the job starts
+            raise ConnectorError(f"File or directory '{t.path}' of table {ctx.table_name} does not exist "
+                                 f"(option 'path' of connector 'filesystem').")
         token = f"{ctx.table_name}#{next(_scan_ids)}-{uuid.uuid4().hex[:8]}"
         observed = f"filesystem[{ctx.table_name}]#{token.rsplit('#', 1)[1]}"
         handle = observed if ctx.streaming else Observation(observed)
         df = _decoded(_raw_lines(ctx, t.path, token), ctx, t, handle)
         result = ScanResult(df, f"FileSystemTableSource(path={t.path}, format={t.format})",
                             EndOfFiles(token) if ctx.streaming else None,
-                            data_end_check=EndOfData(token) if ctx.streaming else None)
+                            data_end_check=EndOfData(token) if ctx.streaming else None,
+                            epoch_info=FileEpochInfo() if ctx.streaming else None)
         result.metric_messages["skipped"] = (
             "Skipped {n} malformed line(s) in table " + ctx.table_name + f" (path {t.path}).")
         result.observation = handle  # type: ignore[attr-defined]  # see observation()
         return result
 
     def sink(self, ctx: SinkContext) -> Sink:
-        if ctx.updating:
+        t = parse_table_options(ctx.options, source=False)
+        if ctx.updating and not getattr(t.module, "CHANGELOG", False):
             raise ConnectorError(
                 f"Table sink '{ctx.table_name}' doesn't support consuming update and delete changes: "
-                "the filesystem connector is append-only.")
-        t = parse_table_options(ctx.options, source=False)
+                f"format '{t.format}' is append-only (use 'debezium-json' to write a changelog).")
         return FilesystemSink(ctx, t)
 
     def validate_sink_options(self, options: dict[str, str]) -> None:
         parse_table_options(Options(IDENTIFIER, options), source=False)
+
+    def sink_accepts_updates(self, options: dict[str, str]) -> bool:
+        """With a changelog format (``debezium-json``) the files hold the changes."""
+        return getattr(format_module(options.get("format", "json")), "CHANGELOG", False)
 
 
 def _raw_lines(ctx: ScanContext, path: str, token: str):
@@ -176,6 +199,9 @@ class FilesystemSink(Sink):
 
     def lines(self, df):
         cols = [(F.col(f"`{n}`"), dt, n) for n, dt in self.ctx.columns]
+        if getattr(self.t.module, "CHANGELOG", False):
+            op = F.col(OP) if OP in df.columns else None
+            return df.select(self.t.module.encode_with(cols, self.t.format_options, op).alias("line"))
         return df.select(self.t.module.encode_with(cols, self.t.format_options).alias("line"))
 
     def write_stream(self, df):

@@ -20,7 +20,7 @@ from types import ModuleType
 
 from sqlengine.errors import ConnectorError
 
-SUPPORTED = ("csv", "json")
+SUPPORTED = ("csv", "debezium-json", "json")
 
 
 def format_module(name: str, connector: str = "filesystem") -> ModuleType:
@@ -30,6 +30,9 @@ def format_module(name: str, connector: str = "filesystem") -> ModuleType:
         return module
     if name == "csv":
         from connectors.formats import csv as module
+        return module
+    if name == "debezium-json":
+        from connectors.formats import debezium_json as module
         return module
     raise ConnectorError(
         f"Could not find any format factory for identifier '{name}' (connector '{connector}'). "

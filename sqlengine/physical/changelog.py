@@ -59,7 +59,7 @@ def check_sink_changelog(sink: P.Sink, factory, streaming: bool) -> None:
     """Flink's planning error when an updating result goes into an append-only sink."""
     check_insert_only_inputs(sink.input, streaming)
     node = updating_node(sink.input, streaming)
-    if node is not None and not factory.accepts_updates:
+    if node is not None and not factory.sink_accepts_updates(dict(sink.options)):
         raise ValidationError(
             f"Table sink '{sink.table}' doesn't support consuming update changes which is "
             f"produced by node {node.explain()}")

@@ -201,3 +201,14 @@ SELECT id, CHAR_LENGTH(REPEAT('x', 900000000 + id)) FROM src;
     assert reason == "The Spark driver (JVM) died (java.lang.OutOfMemoryError).", res.stderr
     assert "  at line 3, column 1:" in res.stderr
     assert "Terminating due to java.lang.OutOfMemoryError" in log
+
+
+def test_missing_source_path_is_an_error_not_an_empty_table(tmp_path, state_home):
+    script = f"""CREATE TABLE t (a INT) WITH ('connector' = 'filesystem', 'path' = '{tmp_path}/nope', 'format' = 'json');
+SELECT * FROM t;
+"""
+    res = run_cli("-f", str(_script(tmp_path, script)))
+    assert res.returncode == 1
+    reason, _ = _one_error(res.stderr, state_home)
+    assert reason == (f"File or directory '{tmp_path}/nope' of table default_catalog.default_database.t "
+                      f"does not exist (option 'path' of connector 'filesystem')."), reason

@@ -1,6 +1,8 @@
 """A job killed with SIGKILL midway (a real CLI process) restarts from its checkpoint with
 another ``parallelism.default`` and commits exactly what an uninterrupted run commits:
-a window aggregation feeding a regular join into the (two-phase) filesystem sink.
+a window aggregation feeding a regular join into the (two-phase) filesystem sink, and a
+join feeding a Top-N whose changelog goes, epoch by epoch, into a filesystem sink in
+``debezium-json`` (the materialized changelog equals the Top-N Flink computes).
 A restore path that holds no checkpoint is an error, not a fresh start."""
 from __future__ import annotations
 
@@ -61,6 +63,18 @@ def _rows(folder: Path) -> Counter:
     return Counter(json.dumps(r, sort_keys=True) for r in read_rows(folder))
 
 
+def _kill_midway(script: Path, ckpt: Path, commits: int = 3) -> None:
+    """Run ``script`` with parallelism 1 and SIGKILL it after ``commits`` committed epochs."""
+    cmd = [sys.executable, "-m", "shell.cli", "-D", "spark.master=local[2]", "-f", str(script), *_args(ckpt, 1)]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.monotonic() + 300
+    while _commits(ckpt) < commits and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)  # watching another process's checkpoint, not waiting for a result
+    assert proc.poll() is None, "the job must still be running when it is killed"
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
 def test_sigkill_midway_then_restore_with_other_parallelism(tmp_path):
     _inputs(tmp_path / "in")
     full_sql = tmp_path / "full.sql"
@@ -75,14 +89,7 @@ def test_sigkill_midway_then_restore_with_other_parallelism(tmp_path):
     script = tmp_path / "job.sql"
     script.write_text(SCRIPT.format(src=tmp_path / "in", dst=tmp_path / "out"))
     ckpt = tmp_path / "ckpt"
-    cmd = [sys.executable, "-m", "shell.cli", "-D", "spark.master=local[2]", "-f", str(script), *_args(ckpt, 1)]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-    deadline = time.monotonic() + 300
-    while _commits(ckpt) < 3 and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.1)  # watching another process's checkpoint, not waiting for a result
-    assert proc.poll() is None, "the job must still be running when it is killed"
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
+    _kill_midway(script, ckpt)
     partial = _rows(tmp_path / "out")
     assert sum(partial.values()) < sum(expected.values()), "killed midway"
 
@@ -90,6 +97,57 @@ def test_sigkill_midway_then_restore_with_other_parallelism(tmp_path):
     res = run_cli("-f", str(script), *_args(ckpt, 2, "-D", f"execution.state-recovery.path={restore}"))
     assert res.returncode == 0, res.stderr[-2000:]
     assert _rows(tmp_path / "out") == expected, "nothing lost, nothing duplicated"
+
+
+TOP_N = """
+CREATE TABLE orders (ot TIMESTAMP(3), cid INT, amount INT)
+  WITH ('connector' = 'filesystem', 'path' = '{src}/orders.jsonl', 'format' = 'json');
+CREATE TABLE customers (cid INT, tier STRING)
+  WITH ('connector' = 'filesystem', 'path' = '{src}/customers.jsonl', 'format' = 'json');
+CREATE TABLE top3 (tier STRING, ot TIMESTAMP(3), amount INT, rn BIGINT)
+  WITH ('connector' = 'filesystem', 'path' = '{dst}', 'format' = 'debezium-json');
+INSERT INTO top3
+SELECT tier, ot, amount, rn FROM (
+  SELECT c.tier, o.ot, o.amount,
+         ROW_NUMBER() OVER (PARTITION BY c.tier ORDER BY o.amount DESC, o.ot) AS rn
+  FROM orders AS o JOIN customers AS c ON o.cid = c.cid)
+WHERE rn <= 3;
+"""
+
+
+def _materialized(folder: Path) -> Counter:
+    """The changelog (Debezium events) applied: c adds ``after``, d removes ``before``."""
+    table: Counter = Counter()
+    for event in read_rows(folder):
+        if event["op"] == "c":
+            table[json.dumps(event["after"], sort_keys=True)] += 1
+        else:
+            table[json.dumps(event["before"], sort_keys=True)] -= 1
+    assert all(v >= 0 for v in table.values()), "a retraction without its row: lost or duplicated"
+    return +table
+
+
+def test_sigkill_join_to_top_n_with_a_changelog_sink(tmp_path):
+    _inputs(tmp_path / "in")
+    orders = [json.loads(line) for line in (tmp_path / "in" / "orders.jsonl").read_text().splitlines()]
+    tier = {c: "gold" if c % 3 == 0 else "basic" for c in range(1, 8)}
+    expected: Counter = Counter()
+    for t in ("gold", "basic"):
+        rows = sorted((o for o in orders if tier.get(o["cid"]) == t), key=lambda o: (-o["amount"], o["ot"]))
+        for rn, o in enumerate(rows[:3], 1):
+            expected[json.dumps({"tier": t, "ot": o["ot"].replace(".000", ""), "amount": o["amount"], "rn": rn},
+                                sort_keys=True)] += 1
+
+    script = tmp_path / "job.sql"
+    script.write_text(TOP_N.format(src=tmp_path / "in", dst=tmp_path / "out"))
+    ckpt = tmp_path / "ckpt"
+    _kill_midway(script, ckpt)
+    assert read_rows(tmp_path / "out"), "some epochs were committed before the kill"
+    assert _materialized(tmp_path / "out") != expected, "killed midway"
+    restore = ckpt / "kill-test"
+    res = run_cli("-f", str(script), *_args(ckpt, 2, "-D", f"execution.state-recovery.path={restore}"))
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert _materialized(tmp_path / "out") == expected
 
 
 def test_restore_path_without_checkpoint_is_an_error(tmp_path):

@@ -134,13 +134,17 @@ class EpochDriver:
     """
 
     def __init__(self, state: LowerState, dag: Dag, scans: Scans, store: StateStore,
-                 consumers: list[Callable[[Lowered, int], None]]):
+                 consumers: list[Callable[[Lowered, int], None]], checkpoint: str = "",
+                 epoch_infos: Optional[list] = None):
         self.state = state
         self.dag = dag
         self.scans = scans
         self.store = store
         self.consumers = consumers
+        self.checkpoint = checkpoint
+        self.epoch_infos = epoch_infos or []
         self.ids = dag.ids()
+        self.reuse = _reads_batch_twice(dag)
         self.done_epoch: Optional[int] = None
         self.bounded = True  # set by the runner: every source can end
         self.error: Optional[BaseException] = None
@@ -153,10 +157,20 @@ class EpochDriver:
 
     def __call__(self, batch: DataFrame, epoch_id: int) -> None:
         self._started.wait()
-        batch = batch.persist(StorageLevel.MEMORY_AND_DISK)
-        ep = Epoch(epoch_id, self.store, self.store.read_meta(epoch_id), {}, self.ids)
+        facts = self._from_offsets(epoch_id)
+        persisted = facts is None or self.reuse
+        if persisted:
+            batch = batch.persist(StorageLevel.MEMORY_AND_DISK)
+        meta_in = self.store.read_meta(epoch_id)
+        ep = Epoch(epoch_id, self.store, meta_in, {}, self.ids)
         try:
-            ended, rows = self._ended(batch, ep)
+            if facts is None:
+                ended, rows = self._count(batch, meta_in)
+            else:
+                ended, rows, ep.now_ms = facts
+                before = meta_in.get("ended") or [False] * len(ended)
+                ended = [a or b for a, b in zip(ended, before)]
+            ep.meta_out["ended"] = ended
             lw = EpochLowerer(self.state, ep, lambda n: self._delta(batch, n, rows),
                               lambda n: ended[self.scans.index(n)])
             for out, consume in zip(lw.run(self.dag), self.consumers):
@@ -167,24 +181,79 @@ class EpochDriver:
                 self.done_epoch = epoch_id
         finally:
             ep.release()
-            batch.unpersist()
+            if persisted:
+                batch.unpersist()
 
-    def _ended(self, batch: DataFrame, ep: Epoch) -> tuple[list[bool], list[int]]:
-        """Per source: has it ended (now or before), and how many data rows it has in
-        this epoch (one small Spark job for all sources)."""
+    def _from_offsets(self, epoch: int) -> Optional[tuple[list[bool], list[bool], int]]:
+        """(ended, may hold rows) per source and the epoch's timestamp, from Spark's
+        offsets log (written before the epoch runs, the same on a replay): no pass over
+        the data. None when a source cannot tell (``ScanResult.epoch_info``)."""
+        if not self.checkpoint or len(self.epoch_infos) != len(self.scans.nodes) or \
+                any(i is None for i in self.epoch_infos):
+            return None
+        end = _offsets_entry(self.checkpoint, epoch)
+        if end is None:
+            return None
+        meta, ends = end
+        start = _offsets_entry(self.checkpoint, epoch - 1) if epoch > 0 else None
+        starts = start[1] if start is not None else [None] * len(ends)
+        if len(ends) != len(self.epoch_infos) or len(starts) != len(ends):
+            return None
+        ended, rows = [], []
+        for info, s, e in zip(self.epoch_infos, starts, ends):
+            if e is None:
+                return None
+            has_rows, done = info(s, e)
+            rows.append(has_rows)
+            ended.append(done)
+        return ended, rows, int(meta.get("batchTimestampMs") or 0) or int(time.time() * 1000)
+
+    def _count(self, batch: DataFrame, meta_in: dict) -> tuple[list[bool], list[bool]]:
+        """Per source: has it ended (now or before), and does it hold data rows in this
+        epoch (one small Spark job for all sources)."""
         from sqlengine.runtime.streaming.runner import EOI_ANY
-        before = ep.meta_in.get("ended", [False] * len(self.scans.nodes))
+        before = meta_in.get("ended", [False] * len(self.scans.nodes))
         stats = batch.groupBy(TAG).agg(F.sum(F.when(F.col(EOI_ANY), 0).otherwise(1)).alias("n"),
                                        F.max(F.col(EOI_ANY)).alias("eoi")).collect()
-        rows = [0] * len(self.scans.nodes)
+        rows = [False] * len(self.scans.nodes)
         ended = list(before)
         for r in stats:
-            rows[r[TAG]] = int(r["n"])
+            rows[r[TAG]] = int(r["n"]) > 0
             ended[r[TAG]] = bool(ended[r[TAG]] or r["eoi"])
-        ep.meta_out["ended"] = ended
         return ended, rows
 
-    def _delta(self, batch: DataFrame, node: P.TableScan, rows: list[int]) -> Lowered:
+    def _delta(self, batch: DataFrame, node: P.TableScan, rows: list[bool]) -> Lowered:
         i = self.scans.index(node)
         delta = rows_of(batch, i).where(~F.col(EOI)).drop(EOI)
-        return Lowered(delta, empty=rows[i] == 0)
+        return Lowered(delta, empty=not rows[i])
+
+
+def _offsets_entry(checkpoint: str, epoch: int) -> Optional[tuple[dict, list[Optional[dict]]]]:
+    """(metadata, one offset per source) of ``<checkpoint>/offsets/<epoch>``."""
+    import json
+    import os
+    path = os.path.join(checkpoint, "offsets", str(epoch))
+    try:
+        with open(path) as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return None
+    if len(lines) < 2 or not lines[0].startswith("v"):
+        return None
+    offsets = [None if ln.strip() in ("", "-") else json.loads(ln) for ln in lines[2:]]
+    return json.loads(lines[1]), offsets
+
+
+def _reads_batch_twice(dag: Dag) -> bool:
+    """Whether an epoch's input is read more than once (then it is persisted first):
+    stateful operators and watermark assigners read their input again; so do several
+    consumers of one scan, and several scans (each reads the tagged batch)."""
+    if sum(isinstance(n.logical, P.TableScan) for n in dag.nodes) > 1:
+        return True
+    consumers: dict[str, int] = {}
+    for n in dag.nodes:
+        for src, _ in n.inputs:
+            consumers[src.id] = consumers.get(src.id, 0) + 1
+        if n.op.stateful or type(n.logical).__name__ == "WatermarkAssigner":
+            return True
+    return any(consumers.get(n.id, 0) > 1 for n in dag.nodes if isinstance(n.logical, P.TableScan))

@@ -48,14 +48,18 @@ def start_epoch_query(state: LowerState, dag: Dag,
     nodes = distinct_scans(dag)
     frames = []
     lw = Lowerer(state)
+    infos = []
     for n in nodes:
+        before = len(state.scans)
         low = lw.scan(n)
+        infos.append(state.scans[before].epoch_info if len(state.scans) > before else None)
         if not low.df.isStreaming:
             raise UnsupportedError(f"Table {n.table} is not a streaming source; in streaming mode every "
                                    f"source of a job must be (use batch mode)")
         frames.append(low.df)
     driver = EpochDriver(state, dag, Scans(nodes),
-                         StateStore(state.spark, os.path.join(checkpoint, "state")), consumers)
+                         StateStore(state.spark, os.path.join(checkpoint, "state")), consumers,
+                         checkpoint, infos)
     driver.bounded = all(s.end_check is not None for s in state.scans)
     from sqlengine.runtime.job import trigger_interval
     trigger = trigger_interval(state)  # after the scans: a throttled source asks for one

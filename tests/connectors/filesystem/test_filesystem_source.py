@@ -186,7 +186,7 @@ def test_option_validation(spark, tmp_path):
     with pytest.raises(ConnectorError, match="Unsupported options found for 'filesystem'") as info:
         scan(spark, tmp_path, **{"json.nope": "1"})
     assert "json.ignore-parse-errors" in str(info.value) and "path" in str(info.value)
-    with pytest.raises(ConnectorError, match="Available format identifiers are: csv, json"):
+    with pytest.raises(ConnectorError, match="Available format identifiers are: csv, debezium-json, json"):
         scan(spark, tmp_path, format="avro")
     with pytest.raises(ConnectorError, match="Missing required option 'format'"):
         factory_for("filesystem", "t").scan(ScanContext(spark, False, 1, "t", COLS, Options("filesystem", {"path": "x"})))
