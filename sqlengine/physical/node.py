@@ -145,6 +145,13 @@ class Dag:
     def ids(self) -> dict[P.Node, str]:
         return {n.logical: n.id for n in self.nodes}
 
+    def signature(self) -> str:
+        """A digest of the operators and their edges: a checkpoint's state belongs to it."""
+        import hashlib
+        text = "\n".join(f"{n.id} {n.explain()} <- {[(i.id, e.render()) for i, e in n.inputs]}"
+                         for n in self.nodes)
+        return hashlib.sha1(text.encode()).hexdigest()[:16]
+
     def run(self, lower_node: Callable[[PhysicalNode, list[Any]], Any],
             memo: Optional[dict] = None) -> list[Any]:
         """Lower every node once, in dependency order; returns the roots' results."""

@@ -123,6 +123,11 @@ class JobRunner:
         root = self.checkpoint_root(job_id)
         job.checkpoint_root = root
         location = os.path.join(root, live[0][1] if len(live) == 1 else operator_id(statement, "set"))
+        if self.conf.get("execution.state-recovery.path") and not _holds_checkpoint(location):
+            raise ExecutionError(
+                f"Cannot restore from '{root}': it holds no checkpoint of this statement (the "
+                f"checkpoint there was written by another statement; a checkpoint restores only "
+                f"the job that wrote it).")
         job.queries.append(self._start_epochs(live, state, location))
         if wait:
             self.wait(job, state)

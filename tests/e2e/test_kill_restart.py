@@ -161,3 +161,29 @@ def test_restore_path_without_checkpoint_is_an_error(tmp_path):
     errors = [line for line in res.stderr.splitlines() if line.startswith("[ERROR]")]
     assert len(errors) == 1 and "holds no checkpoint" in res.stderr, res.stderr
     assert not (tmp_path / "out").exists() or not read_rows(tmp_path / "out")
+
+
+def test_restore_with_another_query_is_an_error(tmp_path):
+    _inputs(tmp_path / "in")
+    query = """CREATE TABLE customers (cid INT, tier STRING)
+  WITH ('connector' = 'filesystem', 'path' = '{src}/customers.jsonl', 'format' = 'json');
+CREATE TABLE out (tier STRING, n BIGINT) WITH ('connector' = 'blackhole');
+INSERT INTO out SELECT tier, {agg} FROM customers GROUP BY tier;
+"""
+    first, second = tmp_path / "first.sql", tmp_path / "second.sql"
+    first.write_text(query.format(src=tmp_path / "in", agg="COUNT(*)"))
+    second.write_text(query.format(src=tmp_path / "in", agg="SUM(cid)"))
+    ckpt = tmp_path / "ckpt"
+    res = run_cli("-f", str(first), *_args(ckpt, 1))
+    assert res.returncode == 0, res.stderr[-2000:]
+    res = run_cli("-f", str(second), *_args(ckpt, 1, "-D", f"execution.state-recovery.path={ckpt / 'kill-test'}"))
+    assert res.returncode != 0
+    errors = [line for line in res.stderr.splitlines() if line.startswith("[ERROR]")]
+    assert len(errors) == 1 and "holds no checkpoint of this statement" in res.stderr, res.stderr
+    # The same statement over a changed table: other operators, the old state does not fit.
+    third = tmp_path / "third.sql"
+    third.write_text(query.format(src=tmp_path / "in", agg="COUNT(*)").replace("tier STRING)", "tier STRING, x INT)", 1))
+    res = run_cli("-f", str(third), *_args(ckpt, 1, "-D", f"execution.state-recovery.path={ckpt / 'kill-test'}"))
+    assert res.returncode != 0
+    errors = [line for line in res.stderr.splitlines() if line.startswith("[ERROR]")]
+    assert len(errors) == 1 and "written by a job with other operators" in res.stderr, res.stderr

@@ -176,6 +176,7 @@ class EpochDriver:
             for out, consume in zip(lw.run(self.dag), self.consumers):
                 consume(out, epoch_id)
             ep.meta_out["started"] = True
+            ep.meta_out["dag"] = self.dag.signature()
             self.store.write_meta(epoch_id, ep.meta_out)
             if all(ended) and self.bounded:
                 self.done_epoch = epoch_id

@@ -59,14 +59,17 @@ class _Side:
     """One input's state log as of this epoch, without the keys ``table.exec.state.ttl``
     expired (``stored``: as written; ``old``: live)."""
 
-    def __init__(self, lw, node: P.Join, name: str, table, delta: DataFrame, keys: list[str]):
+    def __init__(self, lw, node: P.Join, name: str, table, delta: DataFrame, keys: list[str],
+                 empty: bool = False):
         from sqlengine.runtime.streaming.ttl import Expiry
-        self.table, self.delta, self.keys = table, delta, keys
+        self.table, self.delta, self.keys, self.empty = table, delta, keys, empty
         self.stored = table.read(lw.ep.epoch)
         self.expiry = Expiry(lw, node, name, ep_key_frame(lw, delta, keys), keyed=bool(keys))
         self.old = self.expiry.live(self.stored, keys)
 
     def log(self, lw, width: int) -> None:
+        if self.empty and self.expiry.expired is None:
+            return  # nothing changed: the latest version stays current
         append_log(self.table, lw.ep.epoch, self.expiry.retract(self.stored, self.delta, self.keys), fcols(width))
 
 
@@ -86,11 +89,20 @@ def _finish(lw, node, out: DataFrame, ls: "_Side", rs: "_Side", insert_only: boo
     return Lowered(emit_inserts_deletes(out), False, True)
 
 
-def _inner_delta(lw, node: P.Join, dl, dr, old_l, old_r) -> DataFrame:
+def _inner_delta(lw, node: P.Join, dl, dr, old_l, old_r, l_empty: bool = False,
+                 r_empty: bool = False) -> DataFrame:
+    """ΔL ⋈ R_old ∪ L_old ⋈ ΔR ∪ ΔL ⋈ ΔR; a term with an empty delta is skipped (so an
+    epoch that changes one side does not read the other side's whole state twice)."""
     width = len(node.schema)
-    parts = [join_frames(lw, node, dl, old_r, "INNER"), join_frames(lw, node, old_l, dr, "INNER"),
-             join_frames(lw, node, dl, dr, "INNER")]
-    return net(parts[0].unionByName(parts[1]).unionByName(parts[2]), fcols(width))
+    parts = ([] if l_empty else [join_frames(lw, node, dl, old_r, "INNER")]) + \
+        ([] if r_empty else [join_frames(lw, node, old_l, dr, "INNER")]) + \
+        ([] if l_empty or r_empty else [join_frames(lw, node, dl, dr, "INNER")])
+    if not parts:
+        return join_frames(lw, node, dl, dr, "INNER").limit(0)
+    out = parts[0]
+    for p in parts[1:]:
+        out = out.unionByName(p)
+    return net(out, fcols(width))
 
 
 def epoch_join(lw, node: P.Join, left: Lowered, right: Lowered) -> Lowered:
@@ -98,10 +110,11 @@ def epoch_join(lw, node: P.Join, left: Lowered, right: Lowered) -> Lowered:
     dl, dr, tl, tr = _sides(lw, node, left, right)
     lk = [f"f{k}" for k in node.left_keys]
     rk = [f"f{k}" for k in node.right_keys]
-    ls, rs = _Side(lw, node, "left", tl, dl, lk), _Side(lw, node, "right", tr, dr, rk)
+    ls = _Side(lw, node, "left", tl, dl, lk, left.empty)
+    rs = _Side(lw, node, "right", tr, dr, rk, right.empty)
     old_l, old_r = ls.old, rs.old
     if node.kind == "INNER":
-        out = _inner_delta(lw, node, dl, dr, old_l, old_r)
+        out = _inner_delta(lw, node, dl, dr, old_l, old_r, left.empty, right.empty)
         return _finish(lw, node, out, ls, rs, not (left.updating or right.updating))
     touched = ep.persist(key_frame(dl, lk).unionByName(key_frame(dr, rk)).distinct())
     ol, orr = ep.persist(semi(old_l, touched, lk)), ep.persist(semi(old_r, touched, rk))
@@ -120,9 +133,10 @@ def _ms(c: Column) -> Column:
 
 def epoch_interval_join(lw, node: P.IntervalJoin, left: Lowered, right: Lowered) -> Lowered:
     dl, dr, tl, tr = _sides(lw, node, left, right)
-    ls, rs = _Side(lw, node, "left", tl, dl, []), _Side(lw, node, "right", tr, dr, [])
+    ls = _Side(lw, node, "left", tl, dl, [], left.empty)
+    rs = _Side(lw, node, "right", tr, dr, [], right.empty)
     old_l, old_r = ls.old, rs.old
-    out = _inner_delta(lw, node, dl, dr, old_l, old_r)
+    out = _inner_delta(lw, node, dl, dr, old_l, old_r, left.empty, right.empty)
     nl = len(node.left.schema)
     prev, wm = lw.prev_input_wm(node), lw.input_wm(node)
     all_l = net(old_l.unionByName(dl), fcols(nl))

@@ -57,9 +57,9 @@ def start_epoch_query(state: LowerState, dag: Dag,
             raise UnsupportedError(f"Table {n.table} is not a streaming source; in streaming mode every "
                                    f"source of a job must be (use batch mode)")
         frames.append(low.df)
-    driver = EpochDriver(state, dag, Scans(nodes),
-                         StateStore(state.spark, os.path.join(checkpoint, "state")), consumers,
-                         checkpoint, infos)
+    store = StateStore(state.spark, os.path.join(checkpoint, "state"))
+    _check_same_plan(store, dag, checkpoint)
+    driver = EpochDriver(state, dag, Scans(nodes), store, consumers, checkpoint, infos)
     driver.bounded = all(s.end_check is not None for s in state.scans)
     from sqlengine.runtime.job import trigger_interval
     trigger = trigger_interval(state)  # after the scans: a throttled source asks for one
@@ -78,3 +78,15 @@ def finished(query) -> bool:
         return False
     progress = query.lastProgress
     return bool(progress) and int(progress.get("batchId", -1)) >= driver.done_epoch
+
+
+def _check_same_plan(store: StateStore, dag: Dag, checkpoint: str) -> None:
+    """A checkpoint restores only the job that wrote it: its state is laid out per operator
+    (Flink has the same limit for a changed plan without operator uids)."""
+    from sqlengine.errors import ExecutionError
+    last = store.read_meta(1 << 62)
+    if last.get("dag") not in (None, dag.signature()):
+        raise ExecutionError(
+            f"Cannot restore from '{checkpoint}': the checkpoint was written by a job with other "
+            f"operators (the query or its settings changed since). Restore it with the statement "
+            f"that wrote it, or start without 'execution.state-recovery.path'.")
