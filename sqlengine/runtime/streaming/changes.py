@@ -29,6 +29,15 @@ def signed(df: DataFrame, updating: bool, width: int) -> DataFrame:
     return df.select(*[F.col(c) for c in fcols(width)], n.cast("long").alias(COUNT))
 
 
+def epoch_delta(df: DataFrame, updating: bool, width: int) -> DataFrame:
+    """An input's epoch delta as a signed multiset. An updating input is netted (a change
+    and its retraction in one epoch cancel); an insert-only one is not: its rows only add,
+    duplicates are just multiplicities, and a wide group-by per epoch would cost more
+    than it saves (the state log is netted when it is compacted)."""
+    rows = signed(df, updating, width)
+    return net(rows, fcols(width)) if updating else rows
+
+
 def _has_map(t: DataType) -> bool:
     if isinstance(t, MapType):
         return True

@@ -20,8 +20,8 @@ from connectors.base import OP
 from sqlengine.physical.operators.group_aggregate import batch_aggregate
 from sqlengine.plan import nodes as P
 from sqlengine.runtime.lower import Lowered
-from sqlengine.runtime.streaming.changes import (anti, expand, fcols, key_frame, net, null_safe_eq, semi,
-                                                 signed)
+from sqlengine.runtime.streaming.changes import (anti, epoch_delta, expand, fcols, key_frame, net,
+                                                 null_safe_eq, semi)
 from sqlengine.runtime.streaming.state import COMPACT_EVERY, COUNT, Table
 from sqlengine.runtime.streaming.ttl import Expiry
 
@@ -93,7 +93,7 @@ def epoch_group_aggregate(lw, node: P.Aggregate, child: Lowered) -> Lowered:
     width = len(node.input.schema)
     cols = fcols(width)
     keys = [f"f{k}" for k in node.keys]
-    delta = ep.persist(net(signed(child.df, child.updating, width), cols))
+    delta = ep.persist(epoch_delta(child.df, child.updating, width))
     inputs = ep.store.table(oid, "input", delta.schema)
     touched = ep.persist(key_frame(delta, keys))
     expiry = Expiry(lw, node, "input", touched, keyed=bool(keys))

@@ -22,8 +22,8 @@ from pyspark.sql import functions as F
 
 from sqlengine.plan import nodes as P
 from sqlengine.runtime.lower import Lowered
-from sqlengine.runtime.streaming.changes import (diff, emit_inserts_deletes, fcols, key_frame, net, semi,
-                                                 signed)
+from sqlengine.runtime.streaming.changes import (diff, emit_inserts_deletes, epoch_delta, fcols, key_frame,
+                                                 net, semi)
 from sqlengine.runtime.streaming.group_aggregate import append_log
 from sqlengine.runtime.streaming.state import COUNT
 
@@ -48,8 +48,8 @@ def join_frames(lw, node: P.Join, left: DataFrame, right: DataFrame, kind: str) 
 def _sides(lw, node: P.Join, left: Lowered, right: Lowered):
     ep = lw.ep
     nl, nr = len(node.left.schema), len(node.right.schema)
-    dl = ep.persist(net(signed(left.df, left.updating, nl), fcols(nl)))
-    dr = ep.persist(net(signed(right.df, right.updating, nr), fcols(nr)))
+    dl = ep.persist(epoch_delta(left.df, left.updating, nl))
+    dr = ep.persist(epoch_delta(right.df, right.updating, nr))
     tl = ep.store.table(ep.ids[node], "left", dl.schema)
     tr = ep.store.table(ep.ids[node], "right", dr.schema)
     return dl, dr, tl, tr
@@ -66,6 +66,8 @@ class _Side:
         self.stored = table.read(lw.ep.epoch)
         self.expiry = Expiry(lw, node, name, ep_key_frame(lw, delta, keys), keyed=bool(keys))
         self.old = self.expiry.live(self.stored, keys)
+        if self.expiry.expired is not None:  # the log holds retractions of expired rows
+            self.old = net(self.old, fcols(len(delta.columns) - 1))
 
     def log(self, lw, width: int) -> None:
         if self.empty and self.expiry.expired is None:
@@ -90,9 +92,10 @@ def _finish(lw, node, out: DataFrame, ls: "_Side", rs: "_Side", insert_only: boo
 
 
 def _inner_delta(lw, node: P.Join, dl, dr, old_l, old_r, l_empty: bool = False,
-                 r_empty: bool = False) -> DataFrame:
+                 r_empty: bool = False, netted: bool = True) -> DataFrame:
     """ΔL ⋈ R_old ∪ L_old ⋈ ΔR ∪ ΔL ⋈ ΔR; a term with an empty delta is skipped (so an
-    epoch that changes one side does not read the other side's whole state twice)."""
+    epoch that changes one side does not read the other side's whole state twice).
+    Over insert-only inputs nothing can cancel, so the result is not netted."""
     width = len(node.schema)
     parts = ([] if l_empty else [join_frames(lw, node, dl, old_r, "INNER")]) + \
         ([] if r_empty else [join_frames(lw, node, old_l, dr, "INNER")]) + \
@@ -102,7 +105,7 @@ def _inner_delta(lw, node: P.Join, dl, dr, old_l, old_r, l_empty: bool = False,
     out = parts[0]
     for p in parts[1:]:
         out = out.unionByName(p)
-    return net(out, fcols(width))
+    return net(out, fcols(width)) if netted else out
 
 
 def epoch_join(lw, node: P.Join, left: Lowered, right: Lowered) -> Lowered:
@@ -114,7 +117,8 @@ def epoch_join(lw, node: P.Join, left: Lowered, right: Lowered) -> Lowered:
     rs = _Side(lw, node, "right", tr, dr, rk, right.empty)
     old_l, old_r = ls.old, rs.old
     if node.kind == "INNER":
-        out = _inner_delta(lw, node, dl, dr, old_l, old_r, left.empty, right.empty)
+        insert_only = not (left.updating or right.updating)
+        out = _inner_delta(lw, node, dl, dr, old_l, old_r, left.empty, right.empty, not insert_only)
         return _finish(lw, node, out, ls, rs, not (left.updating or right.updating))
     touched = ep.persist(key_frame(dl, lk).unionByName(key_frame(dr, rk)).distinct())
     ol, orr = ep.persist(semi(old_l, touched, lk)), ep.persist(semi(old_r, touched, rk))
@@ -136,7 +140,7 @@ def epoch_interval_join(lw, node: P.IntervalJoin, left: Lowered, right: Lowered)
     ls = _Side(lw, node, "left", tl, dl, [], left.empty)
     rs = _Side(lw, node, "right", tr, dr, [], right.empty)
     old_l, old_r = ls.old, rs.old
-    out = _inner_delta(lw, node, dl, dr, old_l, old_r, left.empty, right.empty)
+    out = _inner_delta(lw, node, dl, dr, old_l, old_r, left.empty, right.empty, netted=False)
     nl = len(node.left.schema)
     prev, wm = lw.prev_input_wm(node), lw.input_wm(node)
     all_l = net(old_l.unionByName(dl), fcols(nl))

@@ -19,8 +19,8 @@ from pyspark.sql.types import MapType
 
 from sqlengine.plan import nodes as P
 from sqlengine.runtime.lower import Lowered, sort_order, col
-from sqlengine.runtime.streaming.changes import (diff, emit_inserts_deletes, expand, fcols, key_frame, net,
-                                                 semi, signed, anti)
+from sqlengine.runtime.streaming.changes import (anti, diff, emit_inserts_deletes, epoch_delta, expand, fcols,
+                                                 key_frame, net, semi)
 from sqlengine.runtime.streaming.group_aggregate import append_log
 from sqlengine.runtime.streaming.state import COUNT
 from sqlengine.runtime.streaming.ttl import Expiry
@@ -51,12 +51,14 @@ def epoch_rank(lw, node: P.Rank, child: Lowered) -> Lowered:
     width = len(node.input.schema)
     cols = fcols(width)
     keys = [f"f{k}" for k in node.partition_keys]
-    delta = ep.persist(net(signed(child.df, child.updating, width), cols))
+    delta = ep.persist(epoch_delta(child.df, child.updating, width))
     touched = ep.persist(key_frame(delta, keys))
     table = ep.store.table(ep.ids[node], "input", delta.schema)
     expiry = Expiry(lw, node, "input", touched, keyed=bool(keys))
     stored = table.read(ep.epoch)
     previous = expiry.live(stored, keys)
+    if not child.updating:
+        return _insert_only(lw, node, delta, touched, table, previous, keys)
     old_in = ep.persist(net(semi(previous, touched, keys), cols))
     new_in = net(old_in.unionByName(delta), cols)
     out_cols = fcols(len(node.schema))
@@ -64,12 +66,30 @@ def epoch_rank(lw, node: P.Rank, child: Lowered) -> Lowered:
     new_out = rank_rows(node, expand(new_in)).select(*out_cols, ones)
     old_out = rank_rows(node, expand(old_in)).select(*out_cols, ones)
     changes = ep.persist(emit_inserts_deletes(diff(new_out, old_out, out_cols)))
-    if child.updating:
-        append_log(table, ep.epoch, expiry.retract(stored, delta, keys), cols)
-    else:  # only the top rows can matter later
-        top = rank_rows(replace(node, output_rank=False), expand(new_in))
-        kept = net(top.withColumn(COUNT, F.lit(1).cast("long")), cols)
-        table.write(ep.epoch, anti(net(previous, cols), touched, keys).unionByName(kept), snapshot=True)
+    append_log(table, ep.epoch, expiry.retract(stored, delta, keys), cols)
+    return Lowered(changes, False, True)
+
+
+def _insert_only(lw, node: P.Rank, delta: DataFrame, touched: DataFrame, table, previous: DataFrame,
+                 keys: list[str]) -> Lowered:
+    """Top-N over an insert-only input: state holds only the rows ranked up to
+    ``rank_end`` per partition (nothing else can enter the top later). Every row counts
+    once here (deltas and state rows have ``__n`` = 1), so nothing is netted; the touched
+    partitions are ranked once, and that ranking gives both the output and the state."""
+    ep = lw.ep
+    width = len(node.input.schema)
+    cols = fcols(width)
+    ones = F.lit(1).cast("long").alias(COUNT)
+    old_in = ep.persist(semi(previous, touched, keys).drop(COUNT))
+    head = replace(node, rank_start=1, output_rank=True)
+    ranked = ep.persist(rank_rows(head, old_in.unionByName(delta.drop(COUNT))))
+    rank = F.col(f"f{width}")
+    out_cols = fcols(len(node.schema))
+    new_out = ranked.where(rank >= node.rank_start).select(*cols, *([rank] if node.output_rank else []), ones)
+    old_out = rank_rows(node, old_in).select(*out_cols, ones)
+    changes = ep.persist(emit_inserts_deletes(diff(new_out, old_out, out_cols)))
+    kept = ranked.select(*cols, ones)
+    table.write(ep.epoch, anti(previous, touched, keys).unionByName(kept), snapshot=True)
     return Lowered(changes, False, True)
 
 

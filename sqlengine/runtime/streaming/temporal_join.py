@@ -14,7 +14,7 @@ from pyspark.sql import functions as F
 
 from sqlengine.plan import nodes as P
 from sqlengine.runtime.lower import Lowered, col
-from sqlengine.runtime.streaming.changes import expand, fcols, net, signed
+from sqlengine.runtime.streaming.changes import epoch_delta, expand, fcols, net, signed
 from sqlengine.runtime.streaming.join import join_frames
 
 
@@ -59,7 +59,7 @@ def _lookup(lw, node: P.TemporalJoin, left: Lowered, right: Lowered) -> Lowered:
     ep = lw.ep
     nl, nr = len(node.left.schema), len(node.right.schema)
     dl = signed(left.df, False, nl)
-    dr = net(signed(right.df, right.updating, nr), fcols(nr))
+    dr = epoch_delta(right.df, right.updating, nr)
     table = ep.store.table(ep.ids[node], "right", dr.schema)
     current = ep.persist(net(table.read(ep.epoch).unionByName(dr), fcols(nr)))
     kind = "LEFT" if node.kind == "LEFT" else "INNER"
