@@ -75,6 +75,9 @@ class Operator:
     def explain(self, node: P.Node) -> str:
         return node.explain()
 
+    def validate(self, node: P.Node, unbounded: bool) -> None:
+        """Raise for what this operator cannot run; ``unbounded``: over a streaming input."""
+
     def edges(self, node: P.Node, streaming: bool) -> list[Edge]:
         return [FORWARD for _ in node.children()]
 

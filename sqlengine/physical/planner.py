@@ -19,6 +19,7 @@ def plan_dag(roots: list[P.Node], streaming: bool, parallelism: int, max_paralle
             return found
         kids = [visit(c) for c in node.children()]
         op = operator_for(node)
+        op.validate(node, streaming and any(isinstance(n, P.TableScan) for n in P.walk(node)))
         edges = op.edges(node, streaming)
         changelog = op.changelog(node, [k.changelog for k in kids]) if streaming else frozenset({"I"})
         pn = PhysicalNode(f"{len(dag.nodes):03d}-{type(node).__name__}", node, op, list(zip(kids, edges)),

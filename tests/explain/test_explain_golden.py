@@ -7,6 +7,7 @@ and review the diff."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -32,3 +33,20 @@ def test_explain_matches_golden(name):
         golden.write_text(text + "\n")
     assert golden.exists(), f"no golden file {golden.name}: run with SQLENGINE_REGEN_GOLDEN=1"
     assert text + "\n" == golden.read_text()
+
+
+@pytest.mark.parametrize("sql, message", [
+    ("EXPLAIN SELECT item, COUNT(*) FROM Bid GROUP BY ROLLUP(item)",
+     "GROUPING SETS / ROLLUP / CUBE are not supported in streaming mode yet"),
+    ("EXPLAIN SELECT item, price FROM Bid ORDER BY price", "Sort on a non-time-attribute field is not supported in streaming mode."),
+])
+def test_unsupported_streaming_shapes_fail_at_planning(sql, message):
+    """Planning (EXPLAIN, or a job before it starts) names the construct; no job runs."""
+    from sqlengine.errors import SqlEngineError
+    session = Session({})
+    session.execute_sql((HERE / "ddl.sql").read_text())
+    with pytest.raises(SqlEngineError, match=re.escape(message)):
+        session.execute_sql(sql)
+    batch = Session({"execution.runtime-mode": "batch"})
+    batch.execute_sql((HERE / "ddl.sql").read_text())
+    assert "Exchange" in batch.execute_sql(sql).text or "Sort" in batch.execute_sql(sql).text

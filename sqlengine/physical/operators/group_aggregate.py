@@ -14,6 +14,11 @@ from sqlengine.runtime.lower import Lowered, col, drop_eoi
 class GroupAggregate(Operator):
     stateful = True
 
+    def validate(self, node: P.Aggregate, unbounded: bool) -> None:
+        if unbounded and node.grouping_sets is not None:
+            from sqlengine.errors import UnsupportedError
+            raise UnsupportedError("GROUPING SETS / ROLLUP / CUBE are not supported in streaming mode yet")
+
     def edges(self, node: P.Aggregate, streaming: bool) -> list[Edge]:
         return [hash_edge(node.input, node.keys)]
 

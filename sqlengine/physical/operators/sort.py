@@ -9,6 +9,10 @@ from sqlengine.runtime.lower import Lowered, drop_eoi, sort_order
 
 @register(P.Sort)
 class Sort(Operator):
+    def validate(self, node: P.Sort, unbounded: bool) -> None:
+        if unbounded:
+            self.lower_epoch(None, node, None)
+
     def edges(self, node: P.Sort, streaming: bool) -> list[Edge]:
         return [SINGLE if node.keys else FORWARD]
 
