@@ -14,7 +14,7 @@ Edges: ``forward`` (chained into the producer's task, no data movement), ``hash`
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any, Callable
 
 from sqlengine.errors import UnsupportedError
 from sqlengine.plan import nodes as P
@@ -155,11 +155,9 @@ class Dag:
                          for n in self.nodes)
         return hashlib.sha1(text.encode()).hexdigest()[:16]
 
-    def run(self, lower_node: Callable[[PhysicalNode, list[Any]], Any],
-            memo: Optional[dict] = None) -> list[Any]:
+    def run(self, lower_node: Callable[[PhysicalNode, list[Any]], Any]) -> list[Any]:
         """Lower every node once, in dependency order; returns the roots' results."""
-        memo = {} if memo is None else memo
+        memo: dict[PhysicalNode, Any] = {}
         for n in self.nodes:
-            if n not in memo:
-                memo[n] = lower_node(n, [memo[i] for i, _ in n.inputs])
+            memo[n] = lower_node(n, [memo[i] for i, _ in n.inputs])
         return [memo[r] for r in self.roots]

@@ -7,11 +7,15 @@ from sqlengine.plan import nodes as P
 from sqlengine.runtime.lower import Lowered, drop_eoi, sort_order
 
 
+UNBOUNDED = ("ORDER BY/LIMIT over an unbounded stream is not supported yet "
+             "(use a Top-N query: ROW_NUMBER() OVER (...) with a filter)")
+
+
 @register(P.Sort)
 class Sort(Operator):
     def validate(self, node: P.Sort, unbounded: bool) -> None:
         if unbounded:
-            self.lower_epoch(None, node, None)
+            raise UnsupportedError(UNBOUNDED)
 
     def edges(self, node: P.Sort, streaming: bool) -> list[Edge]:
         return [SINGLE if node.keys else FORWARD]
@@ -30,5 +34,4 @@ class Sort(Operator):
         return Lowered(df)
 
     def lower_epoch(self, lw, node: P.Sort, child: Lowered) -> Lowered:
-        raise UnsupportedError("ORDER BY/LIMIT over an unbounded stream is not supported yet "
-                               "(use a Top-N query: ROW_NUMBER() OVER (...) with a filter)")
+        raise UnsupportedError(UNBOUNDED)
