@@ -7,10 +7,11 @@ row id (see ``draw.py``), so the hot path never leaves the JVM and a replayed
 micro-batch (same offsets) yields the same rows: exactly-once downstream holds.
 
 Boundedness (Flink's rule): ``number-of-rows`` and every sequence field bound the
-source; the smallest bound wins. A bounded stream ends with the ``__eoi`` row
-(see ``connectors/base.py``), placed at the first row id of the micro-batch after
-the last data row so that it arrives in a later micro-batch than any data row;
-``end_check`` reports the end once the micro-batch after that one has completed.
+source; the smallest bound wins. The epoch runtime reads the end from Spark's
+offsets log (``RateEpochInfo``): the epoch that reads the last data row is the last,
+so its watermark is the final one. The ``__eoi`` row (see ``connectors/base.py``),
+placed at the first row id of the micro-batch after the last data row, tells the
+same to a job that counts end-of-input rows instead.
 
 ``rows-per-second`` (throttling): the rate source produces one batch of
 ``rowsPerBatch`` rows per trigger, whatever the wall clock. ``rowsPerBatch`` is
@@ -79,16 +80,16 @@ class EndAfterOffset:
 @dataclass(frozen=True)
 class RateEpochInfo:
     """``epoch_info``: the epoch's rows are ids ``[start, end)``; data rows are those below
-    ``rows``; the source has ended once the end-of-input row ``eoi_id`` is read."""
+    ``rows``; the source has ended with the epoch that reads its last data row (that
+    epoch is the job's last: its end is the final watermark, no extra epoch)."""
 
     rows: Optional[int]
-    eoi_id: Optional[int]
 
     def __call__(self, start: Optional[dict], end: dict) -> tuple[bool, bool]:
         lo = max(0, rate_offset(start)) if start is not None else 0
         hi = rate_offset(end)
         data = hi > lo and (self.rows is None or lo < self.rows)
-        return data, self.eoi_id is not None and hi > self.eoi_id
+        return data, self.rows is not None and hi >= self.rows
 
 
 @dataclass(frozen=True)
@@ -234,5 +235,5 @@ def _scan_stream(ctx: ScanContext, plan: GenPlan) -> DataGenScanResult:
                f"rows-per-second={plan.rows_per_second}, spark=rate-micro-batch(rowsPerBatch={per_batch}, "
                f"numPartitions={plan.parallelism}){pacing})")
     return DataGenScanResult(_project(ids, plan, is_data), explain, end_check, data_end_check=data_end,
-                             epoch_info=RateEpochInfo(plan.rows, eoi_id),
+                             epoch_info=RateEpochInfo(plan.rows),
                              rows_per_batch=per_batch, trigger_interval_ms=interval)

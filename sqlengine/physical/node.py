@@ -84,6 +84,11 @@ class Operator:
     def changelog(self, node: P.Node, inputs: list[frozenset]) -> frozenset:
         return frozenset().union(*inputs) if inputs else INSERT_ONLY
 
+    def reads_watermark(self, node: P.Node) -> bool:
+        """Whether the operator fires on its inputs' watermark (an event-time operator);
+        a watermark assigner with no such operator downstream computes none."""
+        return False
+
     def lower(self, lw, node: P.Node, *inputs):
         raise UnsupportedError(f"No translation rule for {type(node).__name__}")
 
@@ -147,6 +152,18 @@ class Dag:
 
     def ids(self) -> dict[P.Node, str]:
         return {n.logical: n.id for n in self.nodes}
+
+    def watermarked(self) -> set[P.Node]:
+        """The logical nodes whose watermark an operator downstream reads."""
+        consumers: dict[str, list[PhysicalNode]] = {n.id: [] for n in self.nodes}
+        for n in self.nodes:
+            for src, _ in n.inputs:
+                consumers[src.id].append(n)
+        need: set[P.Node] = set()
+        for n in reversed(self.nodes):
+            if any(c.op.reads_watermark(c.logical) or c.logical in need for c in consumers[n.id]):
+                need.add(n.logical)
+        return need
 
     def signature(self) -> str:
         """A digest of the operators and their edges: a checkpoint's state belongs to it."""

@@ -81,7 +81,7 @@ def get_spark(conf: Optional[dict[str, str]] = None):
     active = SparkSession.getActiveSession()
     if active is not None:
         return active
-    merged = _merged(conf)
+    merged = driver_conf(conf)
     ours = _launch_gateway(merged)
     builder = SparkSession.builder
     for key, value in merged.items():
@@ -106,7 +106,7 @@ def _log_server_error(request: object, client_address: object) -> None:
     file_logger().warning("PySpark accumulator server: a request from %s failed", client_address, exc_info=True)
 
 
-def _merged(conf: Optional[dict[str, str]]) -> dict[str, str]:
+def driver_conf(conf: Optional[dict[str, str]]) -> dict[str, str]:
     """The defaults, then ``conf``; the user's driver Java options keep ours."""
     merged = dict(_DEFAULTS)
     merged.update(conf or {})
@@ -132,16 +132,33 @@ def _launch_gateway(merged: dict[str, str]) -> bool:
 
     if SparkContext._gateway is not None or "PYSPARK_GATEWAY_PORT" in os.environ:
         return False
+    from sqlengine.runtime import classdata
+
+    cds = classdata.plan(merged)  # keyed by the Java options before the log file's name
     log = log_path()
     merged[DRIVER_JAVA_OPTIONS] += (f" -Dlog4j2.configurationFile={_quoted(LOG4J2_CONFIG.as_uri())}"
                                     f" -Dsqlengine.log.file={_quoted(str(log))}")
     with open(log, "ab") as out:  # the child keeps its own descriptor
         start = out.seek(0, os.SEEK_END)
+
+        def launch(java_options: str):
+            conf = dict(merged, **{DRIVER_JAVA_OPTIONS: java_options})
+            return launch_gateway(SparkConf(loadDefaults=False).setAll(list(conf.items())),
+                                  popen_kwargs={"stdout": out, "stderr": out})
         try:
-            gateway = launch_gateway(SparkConf(loadDefaults=False).setAll(list(merged.items())),
-                                     popen_kwargs={"stdout": out, "stderr": out})
+            if cds is None:
+                gateway = launch(merged[DRIVER_JAVA_OPTIONS])
+            else:
+                try:
+                    gateway = launch(f"{merged[DRIVER_JAVA_OPTIONS]} {cds.java_option}")
+                except Exception:  # noqa: BLE001 - a broken archive: start without it
+                    cds.discard()
+                    cds = None
+                    gateway = launch(merged[DRIVER_JAVA_OPTIONS])
         except Exception as exc:  # JAVA_GATEWAY_EXITED: the reason is what the JVM printed
             raise _not_started(log, start) from exc
+    if cds is not None:
+        cds.started(getattr(gateway, "proc", None))
     SparkContext._ensure_initialized(gateway=gateway)
     return True
 

@@ -11,6 +11,9 @@ from sqlengine.runtime.lower import Lowered
 
 @register(P.IntervalJoin)
 class IntervalJoin(JoinBase):
+    def reads_watermark(self, node) -> bool:
+        return True
+
     def lower_epoch(self, lw, node: P.IntervalJoin, left: Lowered, right: Lowered) -> Lowered:
         if lw.idle(node, (left, right), on_watermark=True):
             return lw.nothing(node, updating=False)

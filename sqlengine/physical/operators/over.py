@@ -12,6 +12,9 @@ from sqlengine.runtime.lower import Lowered, drop_eoi
 class OverAggregate(Operator):
     stateful = True
 
+    def reads_watermark(self, node) -> bool:
+        return True
+
     def edges(self, node: P.Over, streaming: bool) -> list[Edge]:
         return [hash_edge(node.input, node.partition_keys)]
 

@@ -24,6 +24,9 @@ class Rank(Operator):
         base = "Deduplicate" if node.is_deduplicate() else "Rank"
         return f"Window{base}" if is_window_rank(node) else base
 
+    def reads_watermark(self, node: P.Rank) -> bool:
+        return is_window_rank(node)
+
     def edges(self, node: P.Rank, streaming: bool) -> list[Edge]:
         return [hash_edge(node.input, node.partition_keys)]
 

@@ -10,6 +10,9 @@ from sqlengine.runtime.lower import Lowered, drop_eoi
 
 @register(P.TemporalJoin)
 class TemporalJoin(JoinBase):
+    def reads_watermark(self, node) -> bool:
+        return True
+
     def edges(self, node: P.TemporalJoin, streaming: bool) -> list[Edge]:
         return [hash_edge(node.left, node.left_keys), hash_edge(node.right, node.right_keys)]
 

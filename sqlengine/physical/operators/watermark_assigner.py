@@ -1,5 +1,6 @@
 """WatermarkAssigner: per epoch, the watermark is the largest event time seen so far
-minus the delay (Flink's bounded out-of-orderness); batch needs no watermark."""
+minus the delay (Flink's bounded out-of-orderness); batch needs no watermark, and
+neither does a stream whose consumers never fire on time (no pass over the epoch)."""
 from __future__ import annotations
 
 from pyspark.sql import functions as F
@@ -16,6 +17,8 @@ class WatermarkAssigner(Operator):
 
     def lower_epoch(self, lw, node: P.WatermarkAssigner, child: Lowered) -> Lowered:
         from sqlengine.runtime.streaming.epoch import WM_MAX, WM_MIN
+        if node not in lw.watermarked:
+            return Lowered(child.df, empty=child.empty)
         oid = lw.ep.ids[node]
         seen = lw.ep.meta_in.get("max", {}).get(oid)
         top = None if child.empty else \

@@ -12,6 +12,9 @@ from sqlengine.runtime.lower import Lowered, drop_eoi
 class WindowAggregate(Operator):
     stateful = True
 
+    def reads_watermark(self, node) -> bool:
+        return True
+
     def edges(self, node: P.WindowAggregate, streaming: bool) -> list[Edge]:
         spec = node.window
         if spec.kind == "SESSION":  # sessions are found per key, then aggregated in place

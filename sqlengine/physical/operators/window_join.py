@@ -10,6 +10,9 @@ from sqlengine.runtime.lower import Lowered
 
 @register(P.WindowJoin)
 class WindowJoin(JoinBase):
+    def reads_watermark(self, node) -> bool:
+        return True
+
     def edges(self, node: P.WindowJoin, streaming: bool) -> list[Edge]:
         return [hash_edge(node.left, node.left_keys + node.left_window),
                 hash_edge(node.right, node.right_keys + node.right_window)]

@@ -75,12 +75,13 @@ class EpochLowerer(Lowerer):
     (an operator that holds back or sets time, like a watermark assigner, overrides it)."""
 
     def __init__(self, state: LowerState, ep: Epoch, scan_delta: Callable[[P.TableScan], Lowered],
-                 scan_ended: Callable[[P.TableScan], bool]):
+                 scan_ended: Callable[[P.TableScan], bool], watermarked: frozenset = frozenset()):
         super().__init__(state)
         self.ep = ep
         self.scan_delta = scan_delta
         self.scan_ended = scan_ended
         self.wm: dict[P.Node, int] = {}
+        self.watermarked = watermarked  # nodes whose watermark is read downstream (Dag.watermarked)
 
     def lower_node(self, pn, inputs: list[Lowered]) -> Lowered:
         node = pn.logical
@@ -144,7 +145,8 @@ class EpochDriver:
         self.checkpoint = checkpoint
         self.epoch_infos = epoch_infos or []
         self.ids = dag.ids()
-        self.reuse = _reads_batch_twice(dag)
+        self.watermarked = frozenset(dag.watermarked())
+        self.reuse = _reads_batch_twice(dag, self.watermarked)
         self.done_epoch: Optional[int] = None
         self.bounded = True  # set by the runner: every source can end
         self.error: Optional[BaseException] = None
@@ -157,6 +159,8 @@ class EpochDriver:
 
     def __call__(self, batch: DataFrame, epoch_id: int) -> None:
         self._started.wait()
+        if self.done_epoch is not None and epoch_id > self.done_epoch:
+            return  # every bounded input ended: the job stops after its last epoch
         facts = self._from_offsets(epoch_id)
         persisted = facts is None or self.reuse
         if persisted:
@@ -172,7 +176,7 @@ class EpochDriver:
                 ended = [a or b for a, b in zip(ended, before)]
             ep.meta_out["ended"] = ended
             lw = EpochLowerer(self.state, ep, lambda n: self._delta(batch, n, rows),
-                              lambda n: ended[self.scans.index(n)])
+                              lambda n: ended[self.scans.index(n)], self.watermarked)
             for out, consume in zip(lw.run(self.dag), self.consumers):
                 consume(out, epoch_id)
             ep.meta_out["started"] = True
@@ -245,16 +249,17 @@ def _offsets_entry(checkpoint: str, epoch: int) -> Optional[tuple[dict, list[Opt
     return json.loads(lines[1]), offsets
 
 
-def _reads_batch_twice(dag: Dag) -> bool:
+def _reads_batch_twice(dag: Dag, watermarked: frozenset) -> bool:
     """Whether an epoch's input is read more than once (then it is persisted first):
-    stateful operators and watermark assigners read their input again; so do several
-    consumers of one scan, and several scans (each reads the tagged batch)."""
+    stateful operators and watermark assigners that compute a watermark read their
+    input again; so do several consumers of one scan, and several scans (each reads
+    the tagged batch)."""
     if sum(isinstance(n.logical, P.TableScan) for n in dag.nodes) > 1:
         return True
     consumers: dict[str, int] = {}
     for n in dag.nodes:
         for src, _ in n.inputs:
             consumers[src.id] = consumers.get(src.id, 0) + 1
-        if n.op.stateful or type(n.logical).__name__ == "WatermarkAssigner":
+        if n.op.stateful or (isinstance(n.logical, P.WatermarkAssigner) and n.logical in watermarked):
             return True
     return any(consumers.get(n.id, 0) > 1 for n in dag.nodes if isinstance(n.logical, P.TableScan))

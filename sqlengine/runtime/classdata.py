@@ -1,0 +1,210 @@
+"""Class-data sharing for the driver JVM: Spark's class loading, paid once per machine.
+
+A local Spark driver loads some 15,000 classes from ~250 jars before it runs a first
+query. Measured on the 2-core development machine (`benchmarks/README.md`, "Start-up"):
+creating the SparkSession took 6.3 s and its first query 2.5 s; mapping an archive of
+the classes an earlier run loaded (the JDK's application class-data sharing,
+``-XX:SharedArchiveFile``) brought that to 3.7 s and 1.3 s. Flink's SQL Client pays
+no such cost twice either: its JVM keeps running between statements.
+
+The archive belongs to one JVM build and one driver class path, so its file name is a
+digest of both (``archive_key``). The first driver started without an archive dumps
+the classes it loaded when it exits (``-XX:ArchiveClassesAtExit`` into a file of its
+own); at the end of the Python process we close the JVM's stdin (Spark's gateway
+exits on it), wait for the JVM, and only if it exited cleanly move the file into
+place. A partial archive is never used: the JVM crashes on a truncated one.
+``python -m sqlengine.runtime.classdata`` (run by ``scripts/setup.sh``) makes the
+archive ahead of time with a short streaming job, so a first run starts fast too.
+
+Off when the driver's Java options choose class-data sharing themselves (e.g.
+``-D spark.driver.extraJavaOptions=-Xshare:off``); only a JVM this process starts
+uses it.
+"""
+from __future__ import annotations
+
+import atexit
+import glob
+import hashlib
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+# Driver settings that change the JVM's class path or heap layout: each gets its own archive.
+_KEYED_CONF = ("spark.driver.extraClassPath", "spark.driver.memory", "spark.jars",
+               "spark.jars.packages", "spark.driver.extraJavaOptions")
+_USER_CDS_FLAGS = ("-Xshare", "SharedArchiveFile", "ArchiveClassesAtExit")
+_MIN_BYTES = 1 << 20  # a real archive is ~150 MB; anything this small is broken
+DUMP_WAIT_SECONDS = 120
+ACTIVE: Optional["ClassData"] = None  # what this process's driver JVM does
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "sqlengine" / "jvm"
+
+
+def _libjvm() -> Optional[Path]:
+    """The ``libjvm.so`` of the ``java`` that ``spark-submit`` runs (``JAVA_HOME`` first)."""
+    home = os.environ.get("JAVA_HOME")
+    java = os.path.join(home, "bin", "java") if home else shutil.which("java")
+    if not java or not os.path.exists(java):
+        return None
+    root = Path(os.path.realpath(java)).parent.parent
+    for candidate in (root / "lib" / "server" / "libjvm.so", root / "jre" / "lib" / "server" / "libjvm.so",
+                      root / "lib" / "server" / "libjvm.dylib"):
+        if candidate.exists():
+            return candidate
+    return None
+
+
+def archive_key(conf: dict[str, str]) -> Optional[str]:
+    """A digest of the JVM build, PySpark's jars and the class-path settings; None when
+    the JVM cannot be found (Spark then reports that itself)."""
+    import pyspark
+    jvm = _libjvm()
+    if jvm is None:
+        return None
+    st = jvm.stat()
+    parts = [str(jvm), str(st.st_size), str(int(st.st_mtime)),
+             os.path.realpath(os.path.dirname(pyspark.__file__)), pyspark.__version__]
+    parts += [f"{k}={conf.get(k, '')}" for k in _KEYED_CONF]
+    return hashlib.sha1("\n".join(parts).encode()).hexdigest()[:16]
+
+
+@dataclass
+class ClassData:
+    """The driver JVM's class-data option: map ``archive``, or dump to ``dump_to``."""
+
+    archive: Path
+    dump_to: Optional[Path] = None
+
+    @property
+    def java_option(self) -> str:
+        if self.dump_to is not None:
+            return f"-XX:ArchiveClassesAtExit={self.dump_to}"
+        return f"-XX:SharedArchiveFile={self.archive}"
+
+    def started(self, proc: Optional[subprocess.Popen]) -> None:
+        """The JVM is up; a dumping one is waited for when this process exits."""
+        global ACTIVE
+        ACTIVE = self
+        if self.dump_to is not None and proc is not None:
+            atexit.register(finish_dump, proc, self.dump_to, self.archive)
+
+    def discard(self) -> None:
+        """The JVM did not start with this archive: never use it again."""
+        for path in (self.archive, self.dump_to):
+            if path is not None:
+                path.unlink(missing_ok=True)
+
+
+def plan(conf: dict[str, str]) -> Optional[ClassData]:
+    """How the driver JVM about to start uses class-data sharing (None: not at all)."""
+    user = conf.get("spark.driver.extraJavaOptions", "")
+    if any(flag in user for flag in _USER_CDS_FLAGS):
+        return None
+    key = archive_key(conf)
+    if key is None:
+        return None
+    folder = cache_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    archive = folder / f"spark-{key}.jsa"
+    _remove_orphans(folder, key)
+    if archive.exists() and archive.stat().st_size >= _MIN_BYTES:
+        return ClassData(archive)
+    return ClassData(archive, folder / f"spark-{key}.{os.getpid()}.tmp")
+
+
+def _remove_orphans(folder: Path, key: str) -> None:
+    """Dumps left by processes that died before their JVM finished (never complete)."""
+    for name in glob.glob(str(folder / f"spark-{key}.*.tmp")):
+        pid = name.rsplit(".", 2)[-2]
+        if pid.isdigit() and not _alive(int(pid)):
+            Path(name).unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def finish_dump(proc: subprocess.Popen, dump_to: Path, archive: Path,
+                timeout: float = DUMP_WAIT_SECONDS) -> bool:
+    """Let the JVM exit (EOF on its stdin), wait for its dump, and publish it only if
+    the JVM exited cleanly. Returns whether the archive is now in place."""
+    try:
+        if proc.stdin is not None:
+            proc.stdin.close()
+        code = proc.wait(timeout)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    if code == 0 and dump_to.exists() and dump_to.stat().st_size >= _MIN_BYTES:
+        os.replace(dump_to, archive)
+        return True
+    dump_to.unlink(missing_ok=True)
+    return False
+
+
+def _train() -> int:
+    """Make the archive now: a short streaming statement set (datagen, a window and a
+    group aggregation over a join, Parquet state, blackhole sinks) and a batch query."""
+    import sys
+
+    from sqlengine.runtime import classdata  # run as __main__, this file is another module
+    from sqlengine.runtime.spark import driver_conf
+    from sqlengine.session import Session
+
+    conf = {"spark.master": "local[2]"}
+    ahead = classdata.plan(driver_conf(conf))
+    if ahead is None or ahead.dump_to is None:  # nothing to make: no JVM started
+        print(f"[INFO] class-data archive: {ahead.archive if ahead else 'not used'}")
+        return 0
+    session = Session(conf)
+    spark = session.spark
+    data = classdata.ACTIVE
+    if data is None or data.dump_to is None:
+        print(f"[INFO] class-data archive: {data.archive if data else 'not used'}")
+        return 0
+    session.execute_sql(TRAINING_SQL)
+    session.execute_sql("SET 'execution.runtime-mode' = 'batch'")
+    session.execute_sql("SELECT name, COUNT(*) FROM d GROUP BY name").collect()
+    proc = getattr(spark.sparkContext._gateway, "proc", None)
+    atexit.unregister(classdata.finish_dump)
+    if proc is None or not classdata.finish_dump(proc, data.dump_to, data.archive):
+        print("[WARN] class-data archive not written", file=sys.stderr)
+        return 1
+    print(f"[INFO] class-data archive: {data.archive}")
+    return 0
+
+
+TRAINING_SQL = """
+CREATE TABLE e (k BIGINT, v DOUBLE, ts AS TO_TIMESTAMP_LTZ(k * 10, 3),
+                WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+  WITH ('connector' = 'datagen', 'number-of-rows' = '2000', 'fields.k.kind' = 'sequence',
+        'fields.k.start' = '0', 'fields.k.end' = '1999');
+CREATE TABLE d (k BIGINT, name STRING)
+  WITH ('connector' = 'datagen', 'number-of-rows' = '100', 'fields.k.kind' = 'sequence',
+        'fields.k.start' = '0', 'fields.k.end' = '99', 'fields.name.length' = '3');
+CREATE TABLE out1 (w TIMESTAMP(3), n BIGINT, s DOUBLE) WITH ('connector' = 'blackhole');
+CREATE TABLE out2 (name STRING, n BIGINT) WITH ('connector' = 'blackhole');
+EXECUTE STATEMENT SET BEGIN
+INSERT INTO out1 SELECT window_start, COUNT(*), SUM(v) FROM TABLE(
+  TUMBLE(TABLE e, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY window_start, window_end;
+INSERT INTO out2 SELECT d.name, COUNT(*) FROM e JOIN d ON MOD(e.k, 100) = d.k GROUP BY d.name;
+END;
+"""
+
+
+if __name__ == "__main__":
+    raise SystemExit(_train())
