@@ -33,12 +33,21 @@ def collect(session, plan: P.Node, stmt):
         op = F.col(OP) if low.updating else F.lit("+I")
         out.extend([list(r) for r in df.select(op, *cols).collect()])
 
+    import os
+    import shutil
+    import tempfile
+    import uuid
     from sqlengine.runtime.job import Job
     from sqlengine.runtime.streaming.runner import start_epoch_query
-    import tempfile
-    lw = Lowerer(state)
-    query, _ = start_epoch_query(state, lw.plan([optimize(plan)]), [consume], tempfile.mkdtemp(prefix="sqlengine-select-"),
-                                 "select")
-    job = Job("select", [query])
-    runner.wait(job, state)
+    base = session.conf.get("execution.checkpointing.dir")
+    # A query's result goes to the client only: its checkpoint is kept only where asked for.
+    checkpoint = os.path.join(base, f"select-{uuid.uuid4().hex}") if base else \
+        tempfile.mkdtemp(prefix="sqlengine-select-")
+    try:
+        query, _ = start_epoch_query(state, Lowerer(state).plan([optimize(plan)]), [consume], checkpoint,
+                                     "select")
+        runner.wait(Job("select", [query]), state)
+    finally:
+        if not base:
+            shutil.rmtree(checkpoint, ignore_errors=True)
     return TableResult("ROWS", ["op", *names], out, changelog=True, types=[None, *types])

@@ -1,8 +1,16 @@
 """WatermarkAssigner: per epoch, the watermark is the largest event time seen so far
 minus the delay (Flink's bounded out-of-orderness); batch needs no watermark, and
-neither does a stream whose consumers never fire on time (no pass over the epoch)."""
+neither does a stream whose consumers never fire on time (no pass over the epoch).
+
+The epoch's largest event time is observed on the rows as they flow to the operator
+that fires on time (``streaming/epoch.LazyWatermark``): that operator's own pass over
+them computes it."""
 from __future__ import annotations
 
+import uuid
+from typing import Optional
+
+from pyspark.sql import Observation
 from pyspark.sql import functions as F
 
 from sqlengine.physical.node import Operator, register
@@ -16,18 +24,26 @@ class WatermarkAssigner(Operator):
         return drop_eoi(child)
 
     def lower_epoch(self, lw, node: P.WatermarkAssigner, child: Lowered) -> Lowered:
-        from sqlengine.runtime.streaming.epoch import WM_MAX, WM_MIN
+        from sqlengine.runtime.streaming.epoch import WM_MAX, WM_MIN, LazyWatermark, as_int
         if node not in lw.watermarked:
             return Lowered(child.df, empty=child.empty)
         oid = lw.ep.ids[node]
-        seen = lw.ep.meta_in.get("max", {}).get(oid)
-        top = None if child.empty else \
-            child.df.agg(F.max(F.unix_millis(F.col(f"f{node.rowtime}")))).collect()[0][0]
-        if top is not None:
-            seen = top if seen is None else max(seen, top)
-        if seen is not None:
-            lw.ep.meta_out.setdefault("max", {})[oid] = seen
-        upstream = lw.input_wm(node)
-        lw.wm[node] = upstream if upstream == WM_MAX else (
-            WM_MIN if seen is None else seen - node.delay_ms)
-        return Lowered(child.df, empty=child.empty)
+        before = lw.ep.meta_in.get("max", {}).get(oid)
+        upstream = lw.wm[node]
+
+        def finish(top: Optional[int]) -> int:
+            seen = before if top is None else top if before is None else max(before, top)
+            if seen is not None:
+                lw.ep.meta_out.setdefault("max", {})[oid] = seen
+            if as_int(upstream) == WM_MAX:  # the input has ended: the final watermark
+                return WM_MAX
+            return WM_MIN if seen is None else seen - node.delay_ms
+
+        if child.empty:
+            lw.wm[node] = finish(None)
+            return Lowered(child.df, empty=True)
+        top = F.max(F.unix_millis(F.col(f"f{node.rowtime}")))
+        observation = Observation(f"watermark-{oid}-{lw.ep.epoch}-{uuid.uuid4().hex[:8]}")
+        observed = child.df.observe(observation, top.alias("m"))
+        lw.wm[node] = LazyWatermark(observed, observation, top, finish)
+        return Lowered(observed)

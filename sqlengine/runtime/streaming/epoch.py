@@ -38,6 +38,72 @@ from sqlengine.runtime.streaming.state import StateStore
 
 WM_MIN = -(1 << 62)  # no watermark yet
 WM_MAX = 1 << 62  # end of input: every timer fires
+SETTLE_WAIT_SECONDS = 5.0  # how long an observation may lag its action (Spark's listener bus)
+
+
+class LazyWatermark:
+    """A watermark assigner's watermark, computed from an ``Observation`` (the largest
+    event time) of the rows that flow through it: once the event-time operator
+    downstream has run an action over those rows (``EpochLowerer.settle``), the value
+    is there, without a pass over the epoch of its own and without caching the epoch's
+    input for one. Needed before that, it runs one aggregation over the observed rows.
+    ``finish`` turns the epoch's largest event time (None: no row) into the watermark."""
+
+    def __init__(self, observed: DataFrame, observation: Any, top: Any,
+                 finish: Callable[[Optional[int]], int]):
+        self.observed, self.observation, self.top, self.finish = observed, observation, top, finish
+        self.settled = False
+        self._value: Optional[int] = None
+
+    def leaves(self) -> list["LazyWatermark"]:
+        return [self]
+
+    @property
+    def value(self) -> int:
+        if self._value is None:
+            if self.settled and _completed(self.observation):
+                top = self.observation.get.get("m")
+            else:  # no action ran over the rows yet: this one also completes the observation
+                top = self.observed.agg(self.top.alias("m")).collect()[0][0]
+            self._value = self.finish(top)
+        return self._value
+
+
+class LazyMin:
+    """The minimum of watermarks some of which are lazy (an operator with several inputs)."""
+
+    def __init__(self, parts: list[Any]):
+        self.parts = parts
+
+    def leaves(self) -> list[LazyWatermark]:
+        return [leaf for p in self.parts if not isinstance(p, int) for leaf in p.leaves()]
+
+    @property
+    def value(self) -> int:
+        return min(as_int(p) for p in self.parts)
+
+
+def as_int(wm: Any) -> int:
+    return wm if isinstance(wm, int) else wm.value
+
+
+def wm_min(values: list[Any], default: int = WM_MAX) -> Any:
+    if not values:
+        return default
+    if all(isinstance(v, int) for v in values):
+        return min(values)
+    return LazyMin(values)
+
+
+def _completed(observation: Any, timeout: float = SETTLE_WAIT_SECONDS) -> bool:
+    """Whether the observation's metrics arrived (they follow their action shortly)."""
+    future = observation._jo.future()
+    deadline = time.monotonic() + timeout
+    while not future.isCompleted():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.002)
+    return True
 
 
 @dataclass
@@ -65,8 +131,15 @@ class Epoch:
     def prev_wm(self, node: P.Node) -> int:
         return self.meta_in.get("wm", {}).get(self.ids[node], WM_MIN)
 
-    def set_wm(self, node: P.Node, wm: int) -> None:
+    def set_wm(self, node: P.Node, wm: Any) -> None:
         self.meta_out.setdefault("wm", {})[self.ids[node]] = wm
+
+    def resolve(self) -> None:
+        """Every watermark of the epoch as a number (lazy ones computed now if no
+        operator needed them), before the epoch's facts are written."""
+        wms = self.meta_out.get("wm", {})
+        for k, v in wms.items():
+            wms[k] = as_int(v)
 
 
 class EpochLowerer(Lowerer):
@@ -85,7 +158,7 @@ class EpochLowerer(Lowerer):
 
     def lower_node(self, pn, inputs: list[Lowered]) -> Lowered:
         node = pn.logical
-        self.wm[node] = min((self.wm[c] for c in node.children()), default=WM_MAX)
+        self.wm[node] = wm_min([self.wm[c] for c in node.children()])
         out = pn.op.lower_epoch(self, node, *inputs)
         self.ep.set_wm(node, self.wm[node])
         return out
@@ -110,7 +183,20 @@ class EpochLowerer(Lowerer):
 
     def input_wm(self, node: P.Node) -> int:
         """The watermark of a node's inputs after this epoch (min over its inputs)."""
-        return min((self.wm[c] for c in node.children()), default=WM_MAX)
+        return as_int(wm_min([self.wm[c] for c in node.children()]))
+
+    def settle(self, node: P.Node, *frames: DataFrame) -> None:
+        """Materialize ``frames`` (persisted rows derived from all of ``node``'s inputs)
+        if an input watermark still waits for its observation: their action is the
+        pass over the epoch that completes it (see ``LazyWatermark``)."""
+        lazy = [leaf for c in node.children() if not isinstance(self.wm[c], int)
+                for leaf in self.wm[c].leaves() if leaf._value is None]
+        if not lazy:
+            return
+        for df in frames:
+            df.count()
+        for leaf in lazy:
+            leaf.settled = True
 
     def prev_input_wm(self, node: P.Node) -> int:
         return min((self.ep.prev_wm(c) for c in node.children()), default=WM_MAX)
@@ -146,7 +232,7 @@ class EpochDriver:
         self.epoch_infos = epoch_infos or []
         self.ids = dag.ids()
         self.watermarked = frozenset(dag.watermarked())
-        self.reuse = _reads_batch_twice(dag, self.watermarked)
+        self.reuse = _reads_batch_twice(dag)
         self.done_epoch: Optional[int] = None
         self.bounded = True  # set by the runner: every source can end
         self.error: Optional[BaseException] = None
@@ -179,6 +265,7 @@ class EpochDriver:
                               lambda n: ended[self.scans.index(n)], self.watermarked)
             for out, consume in zip(lw.run(self.dag), self.consumers):
                 consume(out, epoch_id)
+            ep.resolve()
             ep.meta_out["started"] = True
             ep.meta_out["dag"] = self.dag.signature()
             self.store.write_meta(epoch_id, ep.meta_out)
@@ -249,17 +336,15 @@ def _offsets_entry(checkpoint: str, epoch: int) -> Optional[tuple[dict, list[Opt
     return json.loads(lines[1]), offsets
 
 
-def _reads_batch_twice(dag: Dag, watermarked: frozenset) -> bool:
+def _reads_batch_twice(dag: Dag) -> bool:
     """Whether an epoch's input is read more than once (then it is persisted first):
-    stateful operators and watermark assigners that compute a watermark read their
-    input again; so do several consumers of one scan, and several scans (each reads
-    the tagged batch)."""
+    several consumers of one scan do, and several scans (each reads the tagged batch).
+    Stateful operators persist what they read twice themselves (their netted deltas);
+    watermarks are observed on the way (``LazyWatermark``)."""
     if sum(isinstance(n.logical, P.TableScan) for n in dag.nodes) > 1:
         return True
     consumers: dict[str, int] = {}
     for n in dag.nodes:
         for src, _ in n.inputs:
             consumers[src.id] = consumers.get(src.id, 0) + 1
-        if n.op.stateful or (isinstance(n.logical, P.WatermarkAssigner) and n.logical in watermarked):
-            return True
     return any(consumers.get(n.id, 0) > 1 for n in dag.nodes if isinstance(n.logical, P.TableScan))

@@ -13,7 +13,9 @@ epochs) and ``output`` (the last emitted row per key, a snapshot).
 """
 from __future__ import annotations
 
-from pyspark.sql import DataFrame
+from typing import Optional
+
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from connectors.base import OP
@@ -23,13 +25,17 @@ from sqlengine.runtime.lower import Lowered
 from sqlengine.runtime.streaming.changes import (anti, epoch_delta, expand, fcols, key_frame, net,
                                                  null_safe_eq, semi)
 from sqlengine.runtime.streaming.state import COMPACT_EVERY, COUNT, Table
+from sqlengine.config import state_ttl_ms
 from sqlengine.runtime.streaming.ttl import Expiry
 
 
-def append_log(table: Table, epoch: int, delta: DataFrame, cols: list[str]) -> None:
-    """Add a netted delta to a multiset log; every few epochs compact it into a snapshot."""
+def append_log(table: Table, epoch: int, delta: DataFrame, cols: list[str],
+               keep: Optional[Column] = None) -> None:
+    """Add a netted delta to a multiset log; every few epochs compact it into a snapshot
+    (of the rows that satisfy ``keep``: what an operator can still need)."""
     if table.chain_length(epoch) >= COMPACT_EVERY:
-        table.write(epoch, net(table.read(epoch).unionByName(delta), cols), snapshot=True)
+        rows = net(table.read(epoch).unionByName(delta), cols)
+        table.write(epoch, rows if keep is None else rows.where(keep), snapshot=True)
     else:
         table.write(epoch, delta, snapshot=False)
 
@@ -62,24 +68,66 @@ def mergeable(node: P.Aggregate, child: Lowered) -> bool:
         a.name in MERGE and not a.distinct for a in node.aggs)
 
 
+def _add(o: Column, p: Column) -> Column:
+    """SUM's merge: a side that summed only NULLs is NULL and adds nothing."""
+    return F.when(o.isNull(), p).when(p.isNull(), o).otherwise(o + p)
+
+
+# How an emitted result (o) and an epoch's partial result (p) of one key combine.
+PAIR = {"COUNT": lambda o, p: o + p, "SUM": _add, "MIN": F.least, "MAX": F.greatest}
+
+
 def epoch_merge_aggregate(lw, node: P.Aggregate, child: Lowered) -> Lowered:
-    """The fast path: aggregate the epoch's rows per key, merge them into the emitted
-    results of the keys they touch (O(keys touched), no input kept in state)."""
+    """The fast path: the epoch's rows aggregated per key and full-outer-joined with the
+    emitted results (no input kept in state). A key on both sides gets its old result
+    merged with the epoch's; the keys whose result changed go out (``+I`` or ``-U``/``+U``),
+    and the joined rows are the next snapshot of the results: one join per epoch."""
     ep = lw.ep
-    nk = len(node.keys)
-    part = ep.persist(batch_aggregate(lw, node, child.df))
-    key_cols = fcols(nk)
-    touched = ep.persist(key_frame(part, key_cols))
+    nk, width = len(node.keys), len(node.schema)
+    key_cols, cols = fcols(nk), fcols(width)
+    part = batch_aggregate(lw, node, child.df)
     outputs = ep.store.table(ep.ids[node], "output", part.schema)
-    previous = Expiry(lw, node, "input", touched).live(outputs.read(ep.epoch), key_cols)
-    old = ep.persist(semi(previous, touched, key_cols))
-    merged = [MERGE[a.name](f"f{nk + j}").cast(part.schema[nk + j].dataType).alias(f"f{nk + j}")
-              for j, a in enumerate(node.aggs)]
-    new = ep.persist(old.unionByName(part).groupBy(*key_cols).agg(*merged) if merged
-                     else old.unionByName(part).distinct())
-    changes = ep.persist(keyed_changes(old, new, nk, len(node.schema)))
-    outputs.write(ep.epoch, anti(previous, touched, key_cols).unionByName(new), snapshot=True)
+    previous = outputs.read(ep.epoch)
+    if state_ttl_ms(lw.state.conf) > 0:
+        part = ep.persist(part)
+        touched = ep.persist(key_frame(part, key_cols))
+        previous = Expiry(lw, node, "input", touched).live(previous, key_cols)
+    new = part.select(*cols, F.lit(True).alias("__p"))
+    old = previous.select(*[F.col(c).alias(f"o_{c}") for c in cols], F.lit(True).alias("__o"))
+    keys = [(new[c], old[f"o_{c}"]) for c in key_cols]
+    cond = null_safe_eq([a for a, _ in keys], [b for _, b in keys]) if any(
+        f.nullable for f in part.schema.fields[:nk]) else _equal(keys)
+    here, was = F.col("__p").isNotNull(), F.col("__o").isNotNull()
+
+    def value(i: int, c: str) -> Column:
+        if i < nk:  # a key: from the side that has the row
+            return F.when(here, F.col(c)).otherwise(F.col(f"o_{c}")).alias(c)
+        both = PAIR[node.aggs[i - nk].name](F.col(f"o_{c}"), F.col(c))
+        merged = F.when(here & was, both).when(here, F.col(c)).otherwise(F.col(f"o_{c}"))
+        return merged.cast(part.schema[c].dataType).alias(c)
+    merged = [value(i, c) for i, c in enumerate(cols)]
+    joined = ep.persist(new.join(old, cond, "full_outer").select(
+        *merged, *[F.col(f"o_{c}") for c in cols[nk:]], F.col("__p"), F.col("__o")))
+    changed = F.lit(False)
+    for c in cols[nk:]:
+        changed = changed | ~F.col(c).eqNullSafe(F.col(f"o_{c}"))
+
+    def row(values: list[str], op: str):
+        return F.struct(*[F.col(v).alias(c) for v, c in zip(values, cols)], F.lit(op).alias(OP))
+    olds = key_cols + [f"o_{c}" for c in cols[nk:]]
+    rows = F.when(~was, F.array(row(cols, "+I"))).otherwise(
+        F.array(row(olds, "-U"), row(cols, "+U")))
+    changes = joined.where(here & (~was | changed)) \
+        .select(F.explode(rows).alias("r")).select("r.*")
+    outputs.write(ep.epoch, joined.select(*cols), snapshot=True)
     return Lowered(changes, False, True)
+
+
+def _equal(pairs) -> Column:
+    cond = F.lit(True)
+    for a, b in pairs:
+        cond = cond & (a == b)
+    return cond
 
 
 def epoch_group_aggregate(lw, node: P.Aggregate, child: Lowered) -> Lowered:

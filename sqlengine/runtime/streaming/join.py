@@ -17,6 +17,8 @@ holds each side's pending rows.
 """
 from __future__ import annotations
 
+from typing import Optional
+
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
@@ -69,22 +71,24 @@ class _Side:
         if self.expiry.expired is not None:  # the log holds retractions of expired rows
             self.old = net(self.old, fcols(len(delta.columns) - 1))
 
-    def log(self, lw, width: int) -> None:
+    def log(self, lw, width: int, keep: Optional[Column] = None) -> None:
         if self.empty and self.expiry.expired is None:
             return  # nothing changed: the latest version stays current
-        append_log(self.table, lw.ep.epoch, self.expiry.retract(self.stored, self.delta, self.keys), fcols(width))
+        append_log(self.table, lw.ep.epoch, self.expiry.retract(self.stored, self.delta, self.keys),
+                   fcols(width), keep)
 
 
 def ep_key_frame(lw, delta: DataFrame, keys: list[str]) -> DataFrame:
     return lw.ep.persist(key_frame(delta, keys))
 
 
-def _finish(lw, node, out: DataFrame, ls: "_Side", rs: "_Side", insert_only: bool) -> Lowered:
+def _finish(lw, node, out: DataFrame, ls: "_Side", rs: "_Side", insert_only: bool,
+            keep: tuple[Optional[Column], Optional[Column]] = (None, None)) -> Lowered:
     ep = lw.ep
     nl, nr = len(node.left.schema), len(node.right.schema)
     out = ep.persist(out)
-    ls.log(lw, nl)
-    rs.log(lw, nr)
+    ls.log(lw, nl, keep[0])
+    rs.log(lw, nr, keep[1])
     if insert_only:
         from sqlengine.runtime.streaming.changes import expand
         return Lowered(expand(out))
@@ -136,13 +140,24 @@ def _ms(c: Column) -> Column:
 
 
 def epoch_interval_join(lw, node: P.IntervalJoin, left: Lowered, right: Lowered) -> Lowered:
+    """State is cleaned by time, as Flink does: once the watermark passes ``l.time +
+    upper`` no later right row can match a left row (nor a right row once it passes
+    ``r.time - lower``), so compaction drops them; rows already late on arrival
+    (older than the watermark before the epoch) are dropped."""
+    from sqlengine.runtime.streaming.epoch import WM_MIN
+    prev = lw.prev_input_wm(node)
+    lt, rt = _ms(F.col(f"f{node.left_time}")), _ms(F.col(f"f{node.right_time}"))
+    if prev > WM_MIN:
+        left = Lowered(left.df.where(lt >= F.lit(prev)), empty=left.empty, updating=left.updating)
+        right = Lowered(right.df.where(rt >= F.lit(prev)), empty=right.empty, updating=right.updating)
     dl, dr, tl, tr = _sides(lw, node, left, right)
     ls = _Side(lw, node, "left", tl, dl, [], left.empty)
     rs = _Side(lw, node, "right", tr, dr, [], right.empty)
     old_l, old_r = ls.old, rs.old
     out = _inner_delta(lw, node, dl, dr, old_l, old_r, left.empty, right.empty, netted=False)
     nl = len(node.left.schema)
-    prev, wm = lw.prev_input_wm(node), lw.input_wm(node)
+    lw.settle(node, dl, dr)
+    wm = lw.input_wm(node)
     all_l = net(old_l.unionByName(dl), fcols(nl))
     all_r = net(old_r.unionByName(dr), fcols(len(node.right.schema)))
     if node.kind in ("LEFT", "FULL"):
@@ -153,7 +168,8 @@ def epoch_interval_join(lw, node: P.IntervalJoin, left: Lowered, right: Lowered)
         expiry = _ms(F.col(f"f{node.right_time}")) - F.lit(node.lower_ms)
         due = all_r.where((expiry > F.lit(prev)) & (expiry <= F.lit(wm)))
         out = out.unionByName(_padded_right(lw, node, all_l, due))
-    return _finish(lw, node, out, ls, rs, True)
+    keep = (lt + F.lit(node.upper_ms) > F.lit(wm), rt - F.lit(node.lower_ms) > F.lit(wm))
+    return _finish(lw, node, out, ls, rs, True, keep)
 
 
 def _padded_left(lw, node: P.Join, due: DataFrame, right: DataFrame) -> DataFrame:
@@ -175,13 +191,15 @@ def _padded_right(lw, node: P.Join, left: DataFrame, due: DataFrame) -> DataFram
 
 
 def epoch_window_join(lw, node: P.WindowJoin, left: Lowered, right: Lowered) -> Lowered:
-    from sqlengine.runtime.streaming.window_aggregate import fire_closed
+    from sqlengine.runtime.streaming.window_aggregate import close, pend
     prev = lw.prev_input_wm(node)
     nl, nr = len(node.left.schema), len(node.right.schema)
     lend, rend = f"f{node.left_window[1]}", f"f{node.right_window[1]}"
     fl = left.df.select(*fcols(nl)).where(_ms(F.col(lend)) > F.lit(prev))
     fr = right.df.select(*fcols(nr)).where(_ms(F.col(rend)) > F.lit(prev))
-    cl = fire_closed(lw, node, "left", fl, lend).withColumn(COUNT, F.lit(1).cast("long"))
-    cr = fire_closed(lw, node, "right", fr, rend).withColumn(COUNT, F.lit(1).cast("long"))
+    waiting = [pend(lw, node, "left", fl), pend(lw, node, "right", fr)]
+    lw.settle(node, *(pending for _, pending in waiting))
+    cl = close(lw, node, waiting[0], lend).withColumn(COUNT, F.lit(1).cast("long"))
+    cr = close(lw, node, waiting[1], rend).withColumn(COUNT, F.lit(1).cast("long"))
     from sqlengine.runtime.streaming.changes import expand
     return Lowered(expand(join_frames(lw, node, cl, cr, node.kind)))

@@ -57,11 +57,13 @@ def epoch_over(lw, node: P.Over, child: Lowered) -> Lowered:
     width = len(node.input.schema)
     t = f"f{node.order_keys[0].index}"
     ms = F.unix_millis(F.col(t))
-    prev, wm = lw.prev_input_wm(node), lw.input_wm(node)
+    prev = lw.prev_input_wm(node)
     fresh = child.df.select(*fcols(width)).where(ms > F.lit(prev))
     pending_t = ep.store.table(ep.ids[node], "pending", fresh.schema)
     history_t = ep.store.table(ep.ids[node], "history", fresh.schema)
     pending = ep.persist(pending_t.read(ep.epoch).unionByName(fresh))
+    lw.settle(node, pending)
+    wm = lw.input_wm(node)
     ready = ep.persist(pending.where(ms <= F.lit(wm)))
     keys = [f"f{k}" for k in node.partition_keys]
     history = history_t.read(ep.epoch)

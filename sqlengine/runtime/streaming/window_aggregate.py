@@ -26,12 +26,24 @@ def _ms(c) -> object:
 def fire_closed(lw, node, pending_name: str, fresh: DataFrame, end_col: str) -> DataFrame:
     """Add ``fresh`` rows to the node's pending rows; return the rows whose ``end_col``
     the watermark has passed, keeping the others pending (a snapshot per epoch)."""
+    waiting = pend(lw, node, pending_name, fresh)
+    lw.settle(node, waiting[1])
+    return close(lw, node, waiting, end_col)
+
+
+def pend(lw, node, pending_name: str, fresh: DataFrame) -> tuple:
+    """The node's pending rows plus ``fresh`` (persisted), with their state table."""
     ep = lw.ep
     table = ep.store.table(ep.ids[node], pending_name, fresh.schema)
+    return table, ep.persist(table.read(ep.epoch).unionByName(fresh))
+
+
+def close(lw, node, waiting: tuple, end_col: str) -> DataFrame:
+    """The pending rows the watermark closes; the others stay pending (a snapshot)."""
+    table, pending = waiting
     wm = lw.input_wm(node)
-    pending = ep.persist(table.read(ep.epoch).unionByName(fresh))
-    closed = ep.persist(pending.where(_ms(F.col(end_col)) <= F.lit(wm)))
-    table.write(ep.epoch, pending.where(_ms(F.col(end_col)) > F.lit(wm)), snapshot=True)
+    closed = lw.ep.persist(pending.where(_ms(F.col(end_col)) <= F.lit(wm)))
+    table.write(lw.ep.epoch, pending.where(_ms(F.col(end_col)) > F.lit(wm)), snapshot=True)
     return closed
 
 
@@ -106,6 +118,7 @@ def _session(lw, node: P.WindowAggregate, child: Lowered) -> Lowered:
     fresh = child.df.where(_ms(t) + F.lit(gap) > F.lit(lw.prev_input_wm(node)))
     table = ep.store.table(ep.ids[node], "pending", fresh.select(*fcols(width)).schema)
     pending = ep.persist(table.read(ep.epoch).unionByName(fresh.select(*fcols(width))))
+    lw.settle(node, pending)
     marked = sessionize(node, pending)
     marked = ep.persist(marked)
     wm = lw.input_wm(node)
