@@ -8,7 +8,7 @@ its incremental operators).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Optional
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
@@ -51,6 +51,8 @@ class LowerState:
     # One lowering per distinct scan in a job: the sinks of a statement set share it
     # (one source in the streaming query's offsets log; persisted once in batch).
     scan_cache: dict = field(default_factory=dict)
+    # Spark columns of the plan's expressions, lowered once per job (not once per epoch).
+    columns: dict = field(default_factory=dict)
 
 
 def release(state: LowerState) -> None:
@@ -80,10 +82,23 @@ def drop_eoi(low: Lowered) -> Lowered:
 
 
 class ExprLowerer:
-    def __init__(self, ctx: LowerContext):
+    """Plan expressions to Spark columns. A column names its inputs by position (``f<i>``),
+    so it is the same in every epoch: each expression is lowered once per job (``memo``,
+    keyed by the expression object, which the plan keeps alive)."""
+
+    def __init__(self, ctx: LowerContext, memo: Optional[dict] = None):
         self.ctx = ctx
+        self.memo = {} if memo is None else memo
 
     def lower(self, e: P.Expr) -> Column:
+        hit = self.memo.get(id(e))
+        if hit is not None and hit[0] is e:
+            return hit[1]
+        out = self._lower(e)
+        self.memo[id(e)] = (e, out)
+        return out
+
+    def _lower(self, e: P.Expr) -> Column:
         if isinstance(e, P.ColRef):
             return col(e.index)
         if isinstance(e, P.Lit):
@@ -117,7 +132,7 @@ class Lowerer:
 
     def __init__(self, state: LowerState):
         self.state = state
-        self.exprs = ExprLowerer(state.ctx)
+        self.exprs = ExprLowerer(state.ctx, state.columns)
 
     def plan(self, roots: list[P.Node]):
         from sqlengine.physical.planner import plan_dag
@@ -164,6 +179,15 @@ class Lowerer:
         return Lowered(out, keep_eoi)
 
     def agg_columns(self, aggs, input_width: int, grouping_sets: bool = False) -> list[Column]:
+        key = ("aggs", id(aggs), input_width, grouping_sets)
+        hit = self.state.columns.get(key)
+        if hit is not None and hit[0] is aggs:
+            return hit[1]
+        out = self._agg_columns(aggs, grouping_sets)
+        self.state.columns[key] = (aggs, out)
+        return out
+
+    def _agg_columns(self, aggs, grouping_sets: bool) -> list[Column]:
         from sqlengine.binder.expressions import to_arg
         out = []
         for j, a in enumerate(aggs):

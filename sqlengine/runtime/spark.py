@@ -31,6 +31,9 @@ _DEFAULTS = {
     # A driver out of memory exits (reported as a dead driver) instead of limping on.
     DRIVER_JAVA_OPTIONS: "-Dio.netty.tryReflectionSetAccessible=true -XX:+ExitOnOutOfMemoryError",
     "spark.sql.execution.arrow.pyspark.enabled": "true",
+    # PySpark would record the Python call site of every DataFrame call (several JVM
+    # round trips each) for Spark's error context; our errors name the SQL instead.
+    "spark.python.sql.dataFrameDebugging.enabled": "false",
     "spark.python.worker.reuse": "true",
 }
 

@@ -11,14 +11,41 @@ from sqlengine.plan import nodes as P
 from sqlengine.runtime.lower import Lowered, col
 
 
-def _cumulate_windows(tcol: Column, size: int, step: int, offset: int = 0) -> Column:
-    """Array of (start, end) structs for the CUMULATE windows containing ``tcol``."""
-    t = F.unix_millis(tcol)
+def _window(start: Column, end: Column) -> Column:
+    """A (start, end) struct from epoch milliseconds (window bounds are computed on longs:
+    Spark's timestamp + interval goes through time-zone rules for every row)."""
+    return F.struct(F.timestamp_millis(start).alias("start"), F.timestamp_millis(end).alias("end"))
+
+
+def window_time(end: Column) -> Column:
+    """``window_time``: the window's last millisecond."""
+    return F.timestamp_millis(F.unix_millis(end) - F.lit(1))
+
+
+def _cumulate_windows(t: Column, size: int, step: int, offset: int = 0) -> Column:
+    """Array of (start, end) structs for the CUMULATE windows containing the time ``t``
+    (epoch milliseconds); NULL entries for the windows that end before it. Literal
+    arrays, not Spark's lambda functions, which are interpreted row by row."""
     ws = t - F.pmod(t - F.lit(offset), F.lit(size))
-    n = size // step
-    ends = F.filter(F.sequence(F.lit(1), F.lit(n)), lambda k: ws + k * step > t)
-    return F.transform(ends, lambda k: F.struct(F.timestamp_millis(ws).alias("start"),
-                                                 F.timestamp_millis(ws + k * step).alias("end")))
+    return F.array(*[F.when(ws + F.lit(k * step) > t, _window(ws, ws + F.lit(k * step)))
+                     for k in range(1, size // step + 1)])
+
+
+def _hop_windows(t: Column, size: int, slide: int, offset: int = 0) -> Column:
+    """Array of (start, end) structs for the HOP windows containing the time ``t`` (ms)."""
+    last = t - F.pmod(t - F.lit(offset), F.lit(slide))
+    return F.array(*[_window(last - F.lit(k * slide), last - F.lit(k * slide) + F.lit(size))
+                     for k in range(size // slide)])
+
+
+def windows_containing(spec: P.WindowSpec, t: Column) -> Column:
+    """Array of (start, end) structs: the windows of ``spec`` holding the time ``t`` (ms)."""
+    if spec.kind == "HOP":
+        return _hop_windows(t, spec.size_ms, spec.slide_ms, spec.offset_ms)
+    if spec.kind == "CUMULATE":
+        return _cumulate_windows(t, spec.size_ms, spec.slide_ms, spec.offset_ms)
+    start = t - F.pmod(t - F.lit(spec.offset_ms), F.lit(spec.size_ms))
+    return F.array(_window(start, start + F.lit(spec.size_ms)))
 
 
 def lower_window_aggregate(lw, node: P.WindowAggregate, child: Lowered) -> Lowered:
@@ -43,19 +70,12 @@ def lower_window_tvf(lw, node: P.WindowTableFunction, child: Lowered) -> Lowered
     tcol = col(spec.time_col)
     if spec.kind == "TUMBLE":
         t = F.unix_millis(tcol)
-        start = F.timestamp_millis(t - F.pmod(t - spec.offset_ms, F.lit(spec.size_ms)))
-        df = df.withColumn("w", F.struct(start.alias("start"),
-                                         (start + F.expr(f"INTERVAL {spec.size_ms} MILLISECONDS")).alias("end")))
-    elif spec.kind == "HOP":
-        t = F.unix_millis(tcol)
-        last = t - F.pmod(t - F.lit(spec.offset_ms), F.lit(spec.slide_ms))
-        n = spec.size_ms // spec.slide_ms
-        starts = F.transform(F.sequence(F.lit(0), F.lit(n - 1)), lambda k: last - k * spec.slide_ms)
-        df = df.withColumn("w", F.explode(F.transform(starts, lambda s: F.struct(
-            F.timestamp_millis(s).alias("start"), F.timestamp_millis(s + spec.size_ms).alias("end")))))
-    else:
-        df = df.withColumn("w", F.explode(_cumulate_windows(tcol, spec.size_ms, spec.slide_ms, spec.offset_ms)))
+        start = t - F.pmod(t - spec.offset_ms, F.lit(spec.size_ms))
+        df = df.withColumn("w", _window(start, start + F.lit(spec.size_ms)))
+    else:  # HOP, CUMULATE: a row per window (CUMULATE's windows that end before it are NULL)
+        df = df.withColumn("w", F.explode(windows_containing(spec, F.unix_millis(tcol))))
+        df = df.where(F.col("w").isNotNull())
     cols = [col(i) for i in range(width)]
     cols += [F.col("w.start").alias(f"f{width}"), F.col("w.end").alias(f"f{width + 1}"),
-             (F.col("w.end") - F.expr("INTERVAL 1 MILLISECOND")).alias(f"f{width + 2}")]
+             window_time(F.col("w.end")).alias(f"f{width + 2}")]
     return Lowered(df.select(*cols))

@@ -7,10 +7,8 @@ that fires on time (``streaming/epoch.LazyWatermark``): that operator's own pass
 them computes it."""
 from __future__ import annotations
 
-import uuid
 from typing import Optional
 
-from pyspark.sql import Observation
 from pyspark.sql import functions as F
 
 from sqlengine.physical.node import Operator, register
@@ -43,7 +41,7 @@ class WatermarkAssigner(Operator):
             lw.wm[node] = finish(None)
             return Lowered(child.df, empty=True)
         top = F.max(F.unix_millis(F.col(f"f{node.rowtime}")))
-        observation = Observation(f"watermark-{oid}-{lw.ep.epoch}-{uuid.uuid4().hex[:8]}")
-        observed = child.df.observe(observation, top.alias("m"))
-        lw.wm[node] = LazyWatermark(observed, observation, top, finish)
+        name = f"watermark_{oid}_{lw.ep.epoch}"
+        observed = child.df.observe(name, top.alias("m"))
+        lw.wm[node] = LazyWatermark(observed, name, top, finish)
         return Lowered(observed)

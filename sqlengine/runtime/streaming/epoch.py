@@ -38,34 +38,38 @@ from sqlengine.runtime.streaming.state import StateStore
 
 WM_MIN = -(1 << 62)  # no watermark yet
 WM_MAX = 1 << 62  # end of input: every timer fires
-SETTLE_WAIT_SECONDS = 5.0  # how long an observation may lag its action (Spark's listener bus)
 
 
 class LazyWatermark:
-    """A watermark assigner's watermark, computed from an ``Observation`` (the largest
-    event time) of the rows that flow through it: once the event-time operator
-    downstream has run an action over those rows (``EpochLowerer.settle``), the value
-    is there, without a pass over the epoch of its own and without caching the epoch's
-    input for one. Needed before that, it runs one aggregation over the observed rows.
-    ``finish`` turns the epoch's largest event time (None: no row) into the watermark."""
+    """A watermark assigner's watermark, computed from observed metrics (the largest
+    event time, ``DataFrame.observe``) of the rows that flow through it: once the
+    event-time operator downstream has run an action over those rows
+    (``EpochLowerer.settle``), the value is in that action's metrics, without a pass
+    over the epoch of its own and without caching the epoch's input for one. Needed
+    before that, it runs one aggregation over the observed rows. ``finish`` turns the
+    epoch's largest event time (None: no row) into the watermark."""
 
-    def __init__(self, observed: DataFrame, observation: Any, top: Any,
-                 finish: Callable[[Optional[int]], int]):
-        self.observed, self.observation, self.top, self.finish = observed, observation, top, finish
-        self.settled = False
+    def __init__(self, observed: DataFrame, name: str, top: Any, finish: Callable[[Optional[int]], int]):
+        self.observed, self.name, self.top, self.finish = observed, name, top, finish
         self._value: Optional[int] = None
 
     def leaves(self) -> list["LazyWatermark"]:
         return [self]
 
     @property
+    def known(self) -> bool:
+        return self._value is not None
+
+    def found(self, metrics: Any) -> None:
+        """Take the value from an action's observed metrics (a JVM map), if there."""
+        entry = metrics.get(self.name)
+        if not self.known and entry.isDefined():
+            self._value = self.finish(entry.get().get(0))
+
+    @property
     def value(self) -> int:
         if self._value is None:
-            if self.settled and _completed(self.observation):
-                top = self.observation.get.get("m")
-            else:  # no action ran over the rows yet: this one also completes the observation
-                top = self.observed.agg(self.top.alias("m")).collect()[0][0]
-            self._value = self.finish(top)
+            self._value = self.finish(self.observed.agg(self.top.alias("m")).collect()[0][0])
         return self._value
 
 
@@ -93,17 +97,6 @@ def wm_min(values: list[Any], default: int = WM_MAX) -> Any:
     if all(isinstance(v, int) for v in values):
         return min(values)
     return LazyMin(values)
-
-
-def _completed(observation: Any, timeout: float = SETTLE_WAIT_SECONDS) -> bool:
-    """Whether the observation's metrics arrived (they follow their action shortly)."""
-    future = observation._jo.future()
-    deadline = time.monotonic() + timeout
-    while not future.isCompleted():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.002)
-    return True
 
 
 @dataclass
@@ -187,16 +180,16 @@ class EpochLowerer(Lowerer):
 
     def settle(self, node: P.Node, *frames: DataFrame) -> None:
         """Materialize ``frames`` (persisted rows derived from all of ``node``'s inputs)
-        if an input watermark still waits for its observation: their action is the
-        pass over the epoch that completes it (see ``LazyWatermark``)."""
+        if an input watermark is not known yet: their action is the pass over the epoch
+        whose observed metrics hold it (see ``LazyWatermark``)."""
         lazy = [leaf for c in node.children() if not isinstance(self.wm[c], int)
-                for leaf in self.wm[c].leaves() if leaf._value is None]
-        if not lazy:
-            return
-        for df in frames:
-            df.count()
-        for leaf in lazy:
-            leaf.settled = True
+                for leaf in self.wm[c].leaves() if not leaf.known]
+        for df in frames if lazy else ():
+            counted = df.groupBy().count()
+            counted.collect()
+            metrics = counted._jdf.queryExecution().observedMetrics()
+            for leaf in lazy:
+                leaf.found(metrics)
 
     def prev_input_wm(self, node: P.Node) -> int:
         return min((self.ep.prev_wm(c) for c in node.children()), default=WM_MAX)

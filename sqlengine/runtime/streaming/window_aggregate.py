@@ -15,6 +15,7 @@ from pyspark.sql import functions as F
 
 from sqlengine.plan import nodes as P
 from sqlengine.runtime.lower import Lowered, col
+from sqlengine.runtime.windows import window_time
 from sqlengine.runtime.streaming.changes import fcols
 from sqlengine.runtime.streaming.group_aggregate import MERGE
 
@@ -42,7 +43,7 @@ def close(lw, node, waiting: tuple, end_col: str) -> DataFrame:
     """The pending rows the watermark closes; the others stay pending (a snapshot)."""
     table, pending = waiting
     wm = lw.input_wm(node)
-    closed = lw.ep.persist(pending.where(_ms(F.col(end_col)) <= F.lit(wm)))
+    closed = pending.where(_ms(F.col(end_col)) <= F.lit(wm))
     table.write(lw.ep.epoch, pending.where(_ms(F.col(end_col)) > F.lit(wm)), snapshot=True)
     return closed
 
@@ -51,23 +52,73 @@ def epoch_window_aggregate(lw, node: P.WindowAggregate, child: Lowered) -> Lower
     spec = node.window
     if spec.kind == "SESSION":
         return _session(lw, node, child)
+    mergeable = all(a.name in MERGE and not a.distinct for a in node.aggs)
+    if mergeable and slice_ms(spec):
+        return _sliced(lw, node, child, slice_ms(spec))
     from sqlengine.runtime.windows import lower_window_tvf
     width = len(node.input.schema)
     tvf = P.WindowTableFunction(node.input, spec, True)
     assigned = lower_window_tvf(lw, tvf, Lowered(child.df)).df
     start, end = f"f{width}", f"f{width + 1}"
     fresh = assigned.where(_ms(F.col(end)) > F.lit(lw.prev_input_wm(node)))
-    if not all(a.name in MERGE and not a.distinct for a in node.aggs):
+    if not mergeable:
         closed = fire_closed(lw, node, "pending", fresh, end)
         return Lowered(_aggregate(lw, node, closed, F.col(start), F.col(end)))
     # COUNT/SUM/MIN/MAX: only one partial row per key and window waits, not every input row.
     partial = _grouped(lw, node, fresh, F.col(start), F.col(end))
     closed = fire_closed(lw, node, "partial", partial, "__we")
+    return Lowered(_final(node, _merged(node, closed, "__ws", "__we")))
+
+
+def _merged(node: P.WindowAggregate, partials: DataFrame, ws, we) -> DataFrame:
+    """Partial results (k0.., a0..) merged per key and window (``__ws``, ``__we``)."""
     nk = len(node.keys)
-    merged = closed.groupBy(*[f"k{i}" for i in range(nk)], "__ws", "__we").agg(
-        *[MERGE[a.name](f"a{j}").cast(closed.schema[f"a{j}"].dataType).alias(f"a{j}")
+    return partials.groupBy(*[f"k{i}" for i in range(nk)], F.col(ws).alias("__ws"), F.col(we).alias("__we")).agg(
+        *[MERGE[a.name](f"a{j}").cast(partials.schema[f"a{j}"].dataType).alias(f"a{j}")
           for j, a in enumerate(node.aggs)] or [F.count(F.lit(1)).alias("__none")])
-    return Lowered(_final(node, merged))
+
+
+def slice_ms(spec: P.WindowSpec):
+    """Flink's slicing: a window is a union of slices of this width (TUMBLE: its size,
+    HOP: its slide, CUMULATE: its step), so a row is aggregated into one slice, not
+    into each of its windows; None where the size is not a multiple of it."""
+    if spec.kind == "TUMBLE":
+        return spec.size_ms
+    if spec.kind in ("HOP", "CUMULATE") and spec.slide_ms and spec.size_ms % spec.slide_ms == 0:
+        return spec.slide_ms
+    return None
+
+
+def _last_end(spec: P.WindowSpec, s):
+    """The end of the last window holding the slice that starts at ``s`` (ms)."""
+    if spec.kind == "CUMULATE":
+        return s - F.pmod(s - F.lit(spec.offset_ms), F.lit(spec.size_ms)) + F.lit(spec.size_ms)
+    return s + F.lit(spec.size_ms)  # the window that starts with the slice
+
+
+def _sliced(lw, node: P.WindowAggregate, child: Lowered, width_ms: int) -> Lowered:
+    """COUNT/SUM/MIN/MAX over TUMBLE/HOP/CUMULATE windows: the epoch's rows aggregated per
+    key and slice join the pending slices; the windows the watermark closes in this
+    epoch (``end`` in (previous watermark, watermark]) merge their slices; a slice stays
+    pending until its last window has fired."""
+    from sqlengine.runtime.windows import windows_containing
+    spec = node.window
+    t = _ms(col(spec.time_col))
+    s = t - F.pmod(t - F.lit(spec.offset_ms), F.lit(width_ms))
+    prev = lw.prev_input_wm(node)
+    fresh = child.df.where(_last_end(spec, s) > F.lit(prev))  # rows with a window still open
+    keys = [col(k).alias(f"k{i}") for i, k in enumerate(node.keys)]
+    aggs = lw.agg_columns(node.aggs, len(node.input.schema))
+    partial = fresh.groupBy(*keys, s.alias("__ss")).agg(*(aggs or [F.count(F.lit(1)).alias("__none")]))
+    table, pending = pend(lw, node, "slices", partial)
+    lw.settle(node, pending)
+    wm = lw.input_wm(node)
+    table.write(lw.ep.epoch, pending.where(_last_end(spec, F.col("__ss")) > F.lit(wm)), snapshot=True)
+    values = [c for c in pending.columns if c != "__ss"]
+    windows = pending.select(*values, F.explode(windows_containing(spec, F.col("__ss"))).alias("w"))
+    end = _ms(F.col("w.end"))
+    due = windows.where((end > F.lit(prev)) & (end <= F.lit(wm)))
+    return Lowered(_final(node, _merged(node, due, "w.start", "w.end")))
 
 
 def _grouped(lw, node: P.WindowAggregate, rows: DataFrame, start, end) -> DataFrame:
@@ -85,7 +136,7 @@ def _aggregate(lw, node: P.WindowAggregate, rows: DataFrame, start, end) -> Data
 def _final(node: P.WindowAggregate, grouped: DataFrame) -> DataFrame:
     nk = len(node.keys)
     props = {"window_start": F.col("__ws"), "window_end": F.col("__we"),
-             "window_time": F.col("__we") - F.expr("INTERVAL 1 MILLISECOND")}
+             "window_time": window_time(F.col("__we"))}
     out = [F.col(f"k{i}").alias(f"f{i}") for i in range(nk)]
     out += [props[p].alias(f"f{nk + i}") for i, p in enumerate(node.props)]
     out += [F.col(f"a{j}").alias(f"f{nk + len(node.props) + j}") for j in range(len(node.aggs))]

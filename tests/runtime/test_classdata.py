@@ -1,0 +1,83 @@
+"""The driver JVM's class-data archive (sqlengine/runtime/classdata.py): which archive a
+start uses, and that a dump is published only once its JVM exited cleanly (the JVM
+crashes on a truncated archive, so a partial one must never be mapped)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from sqlengine.runtime import classdata
+
+BIG = 2 << 20  # larger than the smallest archive classdata accepts
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    return tmp_path / "sqlengine" / "jvm"
+
+
+def _jvm_like(dump_to, code: int) -> subprocess.Popen:
+    """A process that, like Spark's gateway, runs until its stdin closes, then writes its
+    dump and exits with ``code``."""
+    script = (f"import sys; sys.stdin.read(); open({str(dump_to)!r}, 'wb').write(b'x' * {BIG}); "
+              f"sys.exit({code})")
+    return subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE)
+
+
+def test_first_start_dumps_and_later_starts_map_the_archive(cache):
+    first = classdata.plan({})
+    assert first is not None and first.dump_to is not None
+    assert first.java_option == f"-XX:ArchiveClassesAtExit={first.dump_to}"
+    assert classdata.finish_dump(_jvm_like(first.dump_to, 0), first.dump_to, first.archive)
+    assert first.archive.stat().st_size == BIG and not first.dump_to.exists()
+    later = classdata.plan({})
+    assert later.dump_to is None and later.java_option == f"-XX:SharedArchiveFile={first.archive}"
+
+
+def test_a_jvm_that_fails_publishes_nothing(cache):
+    data = classdata.plan({})
+    assert not classdata.finish_dump(_jvm_like(data.dump_to, 1), data.dump_to, data.archive)
+    assert not data.archive.exists() and not data.dump_to.exists()
+    assert classdata.plan({}).dump_to is not None  # the next start dumps again
+
+
+def test_dumps_of_dead_processes_are_removed(cache):
+    data = classdata.plan({})
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True).stdout.strip()
+    orphan = cache / f"{data.archive.stem}.{dead}.tmp"
+    orphan.write_bytes(b"partial")
+    mine = cache / f"{data.archive.stem}.{os.getpid()}.tmp"
+    mine.write_bytes(b"being written")
+    classdata.plan({})
+    assert not orphan.exists() and mine.exists()
+
+
+def test_class_path_settings_get_their_own_archive(cache):
+    base = classdata.archive_key({})
+    assert classdata.archive_key({}) == base
+    assert classdata.archive_key({"spark.jars.packages": "org.apache.spark:spark-sql-kafka-0-10_2.13:4.0.0"}) != base
+    assert classdata.archive_key({"spark.driver.memory": "4g"}) != base
+
+
+@pytest.mark.parametrize("flag", ["-Xshare:off", "-XX:SharedArchiveFile=/x.jsa", "-XX:ArchiveClassesAtExit=/y.jsa"])
+def test_user_class_data_flags_win(cache, flag):
+    assert classdata.plan({"spark.driver.extraJavaOptions": f"-Dx=1 {flag}"}) is None
+
+
+def test_the_session_jvm_uses_class_data_sharing(spark):
+    """The test session's driver JVM was started by get_spark: it maps the archive that
+    scripts/setup.sh made (CI), or dumps one at exit when there was none."""
+    runtime = spark.sparkContext._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean()
+    args = " ".join(str(a) for a in runtime.getInputArguments())
+    active = classdata.ACTIVE
+    assert active is not None, args
+    if active.dump_to is None:
+        assert f"-XX:SharedArchiveFile={active.archive}" in args
+        assert "sharing" in spark.sparkContext._jvm.java.lang.System.getProperty("java.vm.info")
+    else:
+        assert f"-XX:ArchiveClassesAtExit={active.dump_to}" in args
