@@ -187,3 +187,10 @@ INSERT INTO out SELECT tier, {agg} FROM customers GROUP BY tier;
     assert res.returncode != 0
     errors = [line for line in res.stderr.splitlines() if line.startswith("[ERROR]")]
     assert len(errors) == 1 and "written by a job with other operators" in res.stderr, res.stderr
+    # The same statement with other key groups: its state is laid out by the old ones (Flink
+    # refuses a changed max parallelism too); the parallelism alone may change (tests above).
+    res = run_cli("-f", str(first), *_args(ckpt, 1, "-D", f"execution.state-recovery.path={ckpt / 'kill-test'}",
+                                          "-D", "pipeline.max-parallelism=8"))
+    assert res.returncode != 0
+    errors = [line for line in res.stderr.splitlines() if line.startswith("[ERROR]")]
+    assert len(errors) == 1 and "its state is in 2 key groups, and this job has 8" in res.stderr, res.stderr

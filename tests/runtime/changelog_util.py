@@ -29,13 +29,15 @@ def materialize(changes: list[list]) -> Counter:
     return table
 
 
-def run_both(spark, tmp_path: Path, ddl: str, query: str, lines_per_epoch: int = 7) -> tuple[list, Counter, Counter]:
-    """(changelog, materialized streaming result, batch result) of ``query``."""
+def run_both(spark, tmp_path: Path, ddl: str, query: str, lines_per_epoch: int = 7,
+             conf: dict[str, str] | None = None) -> tuple[list, Counter, Counter]:
+    """(changelog, materialized streaming result, batch result) of ``query`` (``conf``:
+    more session settings)."""
     from sqlengine.session import Session
     out = {}
     for mode in ("streaming", "batch"):
         s = Session({"execution.runtime-mode": mode, "execution.checkpointing.dir": str(tmp_path / "ckpt"),
-                     "sqlengine.filesystem.max-lines-per-batch": str(lines_per_epoch)}, spark=spark)
+                     "sqlengine.filesystem.max-lines-per-batch": str(lines_per_epoch), **(conf or {})}, spark=spark)
         for stmt in ddl.split(";"):
             if stmt.strip():
                 s.execute_sql(stmt)

@@ -89,6 +89,33 @@ def test_event_time_temporal_join(spark, tmp_path, tables):
     assert dict(streamed) == want
 
 
+def test_state_is_stored_by_key_group(spark, tmp_path, tables):
+    """Each version of a keyed operator's state is split into ``__kg=<g>`` folders, and a
+    row's key group is the partition Spark's hash exchange on the operator's key sends
+    it to: 4 key groups, a LEFT join (state ``left`` keyed by orders.cid, ``right`` by
+    customers.cid) feeding a GROUP BY tier over its updates (``input`` keyed by tier,
+    ``output`` by its key column)."""
+    from pyspark.sql import functions as F
+    q = """SELECT tier, COUNT(*) FROM orders AS o LEFT JOIN customers AS c ON o.cid = c.cid GROUP BY tier"""
+    _, streamed, batch = run_both(spark, tmp_path, tables, q, conf={"pipeline.max-parallelism": "4"})
+    assert streamed == batch and len(batch) > 1
+    keys = {"left": ["f2"], "right": ["f0"], "input": ["f5"], "output": ["f0"]}
+    seen = {}
+    for version in tmp_path.glob("ckpt/select-*/state/*/*/e=*"):
+        folders = [p.name for p in version.iterdir() if p.is_dir()]
+        assert all(f.startswith("__kg=") for f in folders), (version, folders)
+        assert not list(version.glob("*.parquet")), f"{version}: files outside key-group folders"
+        if not folders:
+            continue  # an empty version
+        rows = spark.read.parquet(str(version))
+        cols = keys[version.parent.name]
+        placed = rows.repartition(4, *cols).select("__kg", F.spark_partition_id().alias("task"))
+        assert placed.where("__kg != task").count() == 0, version
+        seen.setdefault(version.parent.name, set()).update(r[0] for r in rows.select("__kg").distinct().collect())
+    assert set(seen) == set(keys), seen
+    assert all(g <= {0, 1, 2, 3} for g in seen.values()) and len(seen["left"]) > 1, seen
+
+
 def test_interval_join_state_is_cleaned_by_the_watermark(spark, tmp_path, tables):
     """Once the watermark passes ``l.time + upper`` a left row can match no later right
     row (a right row: ``r.time - lower``): compaction drops it, so state stays bounded

@@ -261,6 +261,7 @@ class EpochDriver:
             ep.resolve()
             ep.meta_out["started"] = True
             ep.meta_out["dag"] = self.dag.signature()
+            ep.meta_out["key_groups"] = self.store.groups
             self.store.write_meta(epoch_id, ep.meta_out)
             if all(ended) and self.bounded:
                 self.done_epoch = epoch_id

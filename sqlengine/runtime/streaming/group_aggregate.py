@@ -86,7 +86,7 @@ def epoch_merge_aggregate(lw, node: P.Aggregate, child: Lowered) -> Lowered:
     nk, width = len(node.keys), len(node.schema)
     key_cols, cols = fcols(nk), fcols(width)
     part = batch_aggregate(lw, node, child.df)
-    outputs = ep.store.table(ep.ids[node], "output", part.schema)
+    outputs = ep.store.table(ep.ids[node], "output", part.schema, key_cols)
     previous = outputs.read(ep.epoch)
     if state_ttl_ms(lw.state.conf) > 0:
         part = ep.persist(part)
@@ -142,7 +142,7 @@ def epoch_group_aggregate(lw, node: P.Aggregate, child: Lowered) -> Lowered:
     cols = fcols(width)
     keys = [f"f{k}" for k in node.keys]
     delta = ep.persist(epoch_delta(child.df, child.updating, width))
-    inputs = ep.store.table(oid, "input", delta.schema)
+    inputs = ep.store.table(oid, "input", delta.schema, keys)
     touched = ep.persist(key_frame(delta, keys))
     expiry = Expiry(lw, node, "input", touched, keyed=bool(keys))
     stored = inputs.read(ep.epoch)
@@ -155,8 +155,8 @@ def epoch_group_aggregate(lw, node: P.Aggregate, child: Lowered) -> Lowered:
         out = out.crossJoin(rows).where(F.col("__c") > 0).drop("__c")
     out = ep.persist(out)
     nk, nout = len(node.keys), len(node.schema)
-    outputs = ep.store.table(oid, "output", out.schema)
     out_keys = fcols(nk)
+    outputs = ep.store.table(oid, "output", out.schema, out_keys)
     previous = expiry.live(outputs.read(ep.epoch), out_keys)
     old = semi(previous, touched, out_keys) if keys else previous
     changes = ep.persist(keyed_changes(old, out, nk, nout))

@@ -52,8 +52,8 @@ def _sides(lw, node: P.Join, left: Lowered, right: Lowered):
     nl, nr = len(node.left.schema), len(node.right.schema)
     dl = ep.persist(epoch_delta(left.df, left.updating, nl))
     dr = ep.persist(epoch_delta(right.df, right.updating, nr))
-    tl = ep.store.table(ep.ids[node], "left", dl.schema)
-    tr = ep.store.table(ep.ids[node], "right", dr.schema)
+    tl = ep.store.table(ep.ids[node], "left", dl.schema, [f"f{k}" for k in node.left_keys])
+    tr = ep.store.table(ep.ids[node], "right", dr.schema, [f"f{k}" for k in node.right_keys])
     return dl, dr, tl, tr
 
 
@@ -197,7 +197,8 @@ def epoch_window_join(lw, node: P.WindowJoin, left: Lowered, right: Lowered) -> 
     lend, rend = f"f{node.left_window[1]}", f"f{node.right_window[1]}"
     fl = left.df.select(*fcols(nl)).where(_ms(F.col(lend)) > F.lit(prev))
     fr = right.df.select(*fcols(nr)).where(_ms(F.col(rend)) > F.lit(prev))
-    waiting = [pend(lw, node, "left", fl), pend(lw, node, "right", fr)]
+    waiting = [pend(lw, node, "left", fl, [f"f{k}" for k in node.left_keys]),
+               pend(lw, node, "right", fr, [f"f{k}" for k in node.right_keys])]
     lw.settle(node, *(pending for _, pending in waiting))
     cl = close(lw, node, waiting[0], lend).withColumn(COUNT, F.lit(1).cast("long"))
     cr = close(lw, node, waiting[1], rend).withColumn(COUNT, F.lit(1).cast("long"))

@@ -59,13 +59,13 @@ def epoch_over(lw, node: P.Over, child: Lowered) -> Lowered:
     ms = F.unix_millis(F.col(t))
     prev = lw.prev_input_wm(node)
     fresh = child.df.select(*fcols(width)).where(ms > F.lit(prev))
-    pending_t = ep.store.table(ep.ids[node], "pending", fresh.schema)
-    history_t = ep.store.table(ep.ids[node], "history", fresh.schema)
+    keys = [f"f{k}" for k in node.partition_keys]
+    pending_t = ep.store.table(ep.ids[node], "pending", fresh.schema, keys)
+    history_t = ep.store.table(ep.ids[node], "history", fresh.schema, keys)
     pending = ep.persist(pending_t.read(ep.epoch).unionByName(fresh))
     lw.settle(node, pending)
     wm = lw.input_wm(node)
     ready = ep.persist(pending.where(ms <= F.lit(wm)))
-    keys = [f"f{k}" for k in node.partition_keys]
     history = history_t.read(ep.epoch)
     touched = key_frame(ready, keys)
     rows = semi(history, touched, keys).withColumn(NEW, F.lit(False)).unionByName(

@@ -53,7 +53,7 @@ def epoch_rank(lw, node: P.Rank, child: Lowered) -> Lowered:
     keys = [f"f{k}" for k in node.partition_keys]
     delta = ep.persist(epoch_delta(child.df, child.updating, width))
     touched = ep.persist(key_frame(delta, keys))
-    table = ep.store.table(ep.ids[node], "input", delta.schema)
+    table = ep.store.table(ep.ids[node], "input", delta.schema, keys)
     expiry = Expiry(lw, node, "input", touched, keyed=bool(keys))
     stored = table.read(ep.epoch)
     previous = expiry.live(stored, keys)
@@ -98,5 +98,5 @@ def _window_rank(lw, node: P.Rank, child: Lowered, end: int) -> Lowered:
     width = len(node.input.schema)
     fresh = child.df.select(*fcols(width)).where(
         F.unix_millis(F.col(f"f{end}")) > F.lit(lw.prev_input_wm(node)))
-    closed = fire_closed(lw, node, "pending", fresh, f"f{end}")
+    closed = fire_closed(lw, node, "pending", fresh, [f"f{k}" for k in node.partition_keys], f"f{end}")
     return Lowered(rank_rows(node, closed))

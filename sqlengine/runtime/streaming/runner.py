@@ -57,7 +57,7 @@ def start_epoch_query(state: LowerState, dag: Dag,
             raise UnsupportedError(f"Table {n.table} is not a streaming source; in streaming mode every "
                                    f"source of a job must be (use batch mode)")
         frames.append(low.df)
-    store = StateStore(state.spark, os.path.join(checkpoint, "state"))
+    store = StateStore(state.spark, os.path.join(checkpoint, "state"), state.max_parallelism)
     _check_same_plan(store, dag, checkpoint)
     driver = EpochDriver(state, dag, Scans(nodes), store, consumers, checkpoint, infos)
     driver.bounded = all(s.end_check is not None for s in state.scans)
@@ -90,3 +90,9 @@ def _check_same_plan(store: StateStore, dag: Dag, checkpoint: str) -> None:
             f"Cannot restore from '{checkpoint}': the checkpoint was written by a job with other "
             f"operators (the query or its settings changed since). Restore it with the statement "
             f"that wrote it, or start without 'execution.state-recovery.path'.")
+    groups = last.get("key_groups")
+    if groups not in (None, store.groups):
+        raise ExecutionError(
+            f"Cannot restore from '{checkpoint}': its state is in {groups} key groups, and this job "
+            f"has {store.groups} ('pipeline.max-parallelism'). Set 'pipeline.max-parallelism' to "
+            f"{groups} to restore it (the parallelism may change).")

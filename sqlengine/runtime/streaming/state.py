@@ -7,8 +7,12 @@ write at ``e`` replaces whatever a crashed attempt of ``e`` left. Nothing of the
 state is held in the driver: tables are read and written by Spark (they spill to
 disk), so state may be larger than memory.
 
-Layout, per operator id: ``<root>/<op>/<table>/e=<epoch>/`` Parquet folders. A
-folder holding ``_BASE`` is a full snapshot; the others are deltas (rows with a
+Layout, per operator id: ``<root>/<op>/<table>/e=<epoch>/__kg=<key group>/`` Parquet
+files. A row's key group is ``pmod(hash(keys), key groups)`` of the operator's key
+(``pipeline.max-parallelism`` key groups; an operator without a key has one, 0): the
+partition the operator's hash exchange sends the key to, so a key group's state is
+the state of one exchange partition, and a restored job may run any number of tasks
+over the same key groups. A version folder holding ``_BASE`` is a full snapshot; the others are deltas (rows with a
 signed count ``__n``) on top of the latest snapshot before them. ``read(e)`` unions
 the latest snapshot ``< e`` with the deltas after it; a table whose delta chain
 grows past ``COMPACT_EVERY`` is compacted into a snapshot. Versions that no replay
@@ -22,13 +26,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
-from pyspark.sql import DataFrame
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import LongType, StructField, StructType
 
 COUNT = "__n"  # signed multiplicity of a row in a delta
+KEY_GROUP = "__kg"  # the partition column of a version's files
 COMPACT_EVERY = 8
 
 
@@ -46,10 +51,21 @@ def _epochs(path: str, marker: Optional[str] = None) -> list[int]:
 class Table:
     """One versioned state table of one operator (see the module docstring)."""
 
-    def __init__(self, spark, path: str, schema: StructType):
+    def __init__(self, spark, path: str, schema: StructType, keys: Sequence[str], groups: int):
+        names = schema.fieldNames()
+        assert "e" not in names and KEY_GROUP not in names, names  # the folders' partition columns
+        assert all(k in names for k in keys), (keys, names)
         self.spark = spark
         self.path = path
         self.schema = schema
+        self.keys = list(keys)
+        self.groups = groups
+
+    def key_group(self) -> Column:
+        """A row's key group: the partition of ``hashpartitioning(keys, groups)``."""
+        if not self.keys:
+            return F.lit(0)
+        return F.pmod(F.hash(*[F.col(f"`{k}`") for k in self.keys]), F.lit(self.groups))
 
     def _dir(self, epoch: int) -> str:
         return os.path.join(self.path, f"e={epoch}")
@@ -71,12 +87,14 @@ class Table:
             [self._dir(e) for e in deltas]
         if not dirs:
             return self.empty()
-        return self.spark.read.schema(self.schema).parquet(*dirs)
+        df = self.spark.read.schema(self.schema).option("basePath", self.path).parquet(*dirs)
+        return df.select(*[F.col(f"`{f.name}`") for f in self.schema.fields])
 
     def write(self, epoch: int, df: DataFrame, snapshot: bool) -> None:
         """Write this epoch's version: a full ``snapshot`` or a delta."""
         target = self._dir(epoch)
-        df.select(*[F.col(f"`{f.name}`") for f in self.schema.fields]).write.mode("overwrite").parquet(target)
+        rows = df.select(*[F.col(f"`{f.name}`") for f in self.schema.fields], self.key_group().alias(KEY_GROUP))
+        rows.write.mode("overwrite").partitionBy(KEY_GROUP).parquet(target)
         if snapshot:
             open(os.path.join(target, "_BASE"), "w").close()
         self._retain(epoch)
@@ -106,12 +124,15 @@ def with_count(schema: StructType) -> StructType:
 class StateStore:
     """All state of one streaming query: tables per operator and per-epoch facts."""
 
-    def __init__(self, spark, root: str):
+    def __init__(self, spark, root: str, groups: int):
         self.spark = spark
         self.root = root
+        self.groups = groups  # key groups (pipeline.max-parallelism)
 
-    def table(self, op_id: str, name: str, schema: StructType) -> Table:
-        return Table(self.spark, os.path.join(self.root, op_id, name), schema)
+    def table(self, op_id: str, name: str, schema: StructType, keys: Sequence[str]) -> Table:
+        """An operator's state table; ``keys``: its columns holding the operator's key
+        (none: one key group)."""
+        return Table(self.spark, os.path.join(self.root, op_id, name), schema, keys, self.groups)
 
     def has_state(self) -> bool:
         return bool(self._meta_epochs())

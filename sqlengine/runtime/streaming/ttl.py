@@ -37,7 +37,8 @@ class Expiry:
         now = ep.now_ms
         tcols = [f"t{i}" for i in range(nk)]
         fields = [StructField(t, touched.schema[f"k{i}"].dataType) for i, t in enumerate(tcols)]
-        table = ep.store.table(ep.ids[node], f"touch-{side}", StructType(fields + [StructField(TOUCHED, LongType())]))
+        table = ep.store.table(ep.ids[node], f"touch-{side}",
+                               StructType(fields + [StructField(TOUCHED, LongType())]), tcols)
         last = ep.persist(table.read(ep.epoch))
         self.expired = ep.persist(last.where(F.col(TOUCHED) < F.lit(now - ttl))
                                   .select(*[F.col(t).alias(f"k{i}") for i, t in enumerate(tcols)]))

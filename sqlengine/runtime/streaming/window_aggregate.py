@@ -24,18 +24,19 @@ def _ms(c) -> object:
     return F.unix_millis(c)
 
 
-def fire_closed(lw, node, pending_name: str, fresh: DataFrame, end_col: str) -> DataFrame:
+def fire_closed(lw, node, pending_name: str, fresh: DataFrame, keys: list[str], end_col: str) -> DataFrame:
     """Add ``fresh`` rows to the node's pending rows; return the rows whose ``end_col``
     the watermark has passed, keeping the others pending (a snapshot per epoch)."""
-    waiting = pend(lw, node, pending_name, fresh)
+    waiting = pend(lw, node, pending_name, fresh, keys)
     lw.settle(node, waiting[1])
     return close(lw, node, waiting, end_col)
 
 
-def pend(lw, node, pending_name: str, fresh: DataFrame) -> tuple:
-    """The node's pending rows plus ``fresh`` (persisted), with their state table."""
+def pend(lw, node, pending_name: str, fresh: DataFrame, keys: list[str]) -> tuple:
+    """The node's pending rows plus ``fresh`` (persisted), with their state table
+    (``keys``: the columns of the operator's key)."""
     ep = lw.ep
-    table = ep.store.table(ep.ids[node], pending_name, fresh.schema)
+    table = ep.store.table(ep.ids[node], pending_name, fresh.schema, keys)
     return table, ep.persist(table.read(ep.epoch).unionByName(fresh))
 
 
@@ -62,11 +63,11 @@ def epoch_window_aggregate(lw, node: P.WindowAggregate, child: Lowered) -> Lower
     start, end = f"f{width}", f"f{width + 1}"
     fresh = assigned.where(_ms(F.col(end)) > F.lit(lw.prev_input_wm(node)))
     if not mergeable:
-        closed = fire_closed(lw, node, "pending", fresh, end)
+        closed = fire_closed(lw, node, "pending", fresh, [f"f{k}" for k in node.keys], end)
         return Lowered(_aggregate(lw, node, closed, F.col(start), F.col(end)))
     # COUNT/SUM/MIN/MAX: only one partial row per key and window waits, not every input row.
     partial = _grouped(lw, node, fresh, F.col(start), F.col(end))
-    closed = fire_closed(lw, node, "partial", partial, "__we")
+    closed = fire_closed(lw, node, "partial", partial, [f"k{i}" for i in range(len(node.keys))], "__we")
     return Lowered(_final(node, _merged(node, closed, "__ws", "__we")))
 
 
@@ -110,7 +111,7 @@ def _sliced(lw, node: P.WindowAggregate, child: Lowered, width_ms: int) -> Lower
     keys = [col(k).alias(f"k{i}") for i, k in enumerate(node.keys)]
     aggs = lw.agg_columns(node.aggs, len(node.input.schema))
     partial = fresh.groupBy(*keys, s.alias("__ss")).agg(*(aggs or [F.count(F.lit(1)).alias("__none")]))
-    table, pending = pend(lw, node, "slices", partial)
+    table, pending = pend(lw, node, "slices", partial, [f"k{i}" for i in range(len(node.keys))])
     lw.settle(node, pending)
     wm = lw.input_wm(node)
     table.write(lw.ep.epoch, pending.where(_last_end(spec, F.col("__ss")) > F.lit(wm)), snapshot=True)
@@ -167,7 +168,8 @@ def _session(lw, node: P.WindowAggregate, child: Lowered) -> Lowered:
     t = F.col(f"f{spec.time_col}")
     gap = spec.gap_ms
     fresh = child.df.where(_ms(t) + F.lit(gap) > F.lit(lw.prev_input_wm(node)))
-    table = ep.store.table(ep.ids[node], "pending", fresh.select(*fcols(width)).schema)
+    keys = [f"f{k}" for k in (spec.partition_keys or node.keys)]
+    table = ep.store.table(ep.ids[node], "pending", fresh.select(*fcols(width)).schema, keys)
     pending = ep.persist(table.read(ep.epoch).unionByName(fresh.select(*fcols(width))))
     lw.settle(node, pending)
     marked = sessionize(node, pending)
