@@ -1,6 +1,6 @@
 -- Admission control: a datagen source that could produce 1e9 rows per second into a
 -- HOP(2 s, 10 s) aggregation keyed by MOD(auction, 1000). Each epoch takes at most
--- 'sqlengine.source.max-rows-per-epoch' rows (default 1,000,000), so the job runs in the
+-- 'sqlengine.source.max-rows-per-epoch' rows (default 2,000,000), so the job runs in the
 -- default driver memory however fast the source is. Run: sqlengine -f examples/hop_backpressure.sql
 SET 'table.dml-sync' = 'true';
 

@@ -85,7 +85,7 @@ def state_ttl_ms(conf: dict[str, str]) -> int:
 
 
 MAX_ROWS_PER_EPOCH = "sqlengine.source.max-rows-per-epoch"
-DEFAULT_MAX_ROWS_PER_EPOCH = 1_000_000
+DEFAULT_MAX_ROWS_PER_EPOCH = 2_000_000  # chosen by measurement: benchmarks/README.md
 
 
 def max_rows_per_epoch(conf: dict[str, str], override_key: str = "") -> int:

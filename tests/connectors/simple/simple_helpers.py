@@ -10,10 +10,11 @@ TABLE = "default_catalog.default_database.T"
 
 
 def scan_datagen(spark, columns, options: dict[str, str], streaming: bool = False,
-                 parallelism: int = 2, table: str = TABLE) -> ScanResult:
+                 parallelism: int = 2, table: str = TABLE, conf: Optional[dict[str, str]] = None) -> ScanResult:
     import connectors.datagen as datagen
     opts = Options("datagen", {"connector": "datagen", **options})
-    return datagen.FACTORY.scan(ScanContext(spark, streaming, parallelism, table, list(columns), opts))
+    return datagen.FACTORY.scan(ScanContext(spark, streaming, parallelism, table, list(columns), opts,
+                                            conf=conf or {}))
 
 
 class BatchCollector:

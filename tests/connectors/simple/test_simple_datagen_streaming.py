@@ -54,5 +54,18 @@ def test_end_check_reads_rate_offsets():
 def test_unbounded_stream_has_no_end_check(spark):
     result = scan_datagen(spark, COLS, {"rows-per-second": "5000000"}, streaming=True)
     assert result.end_check is None
-    assert result.rows_per_batch == 1_000_000 and result.trigger_interval_ms == 200
-    assert "rate-micro-batch(rowsPerBatch=1000000, numPartitions=2)" in result.explain
+    assert result.rows_per_batch == 2_000_000 and result.trigger_interval_ms == 400
+    assert "rate-micro-batch(rowsPerBatch=2000000, numPartitions=2)" in result.explain
+
+
+def test_admission_control_caps_every_epoch(spark, tmp_path):
+    """A source that could produce 1e9 rows per second enters epochs of at most
+    ``sqlengine.source.max-rows-per-epoch`` rows (the default: 2,000,000, above)."""
+    result = scan_datagen(spark, COLS, {"number-of-rows": "2500", "rows-per-second": "1000000000"},
+                          streaming=True, conf={"sqlengine.source.max-rows-per-epoch": "1000"})
+    assert result.rows_per_batch == 1000
+    sink = BatchCollector()
+    drive_to_end(result.df.writeStream.foreachBatch(sink).option("checkpointLocation", str(tmp_path)),
+                 result.end_check)
+    sizes = [len(rows) for _, rows, _ in sink.batches if rows]
+    assert sizes == [1000, 1000, 500], sizes
