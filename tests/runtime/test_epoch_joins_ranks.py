@@ -97,7 +97,8 @@ def test_state_is_stored_by_key_group(spark, tmp_path, tables):
     ``output`` by its key column)."""
     from pyspark.sql import functions as F
     q = """SELECT tier, COUNT(*) FROM orders AS o LEFT JOIN customers AS c ON o.cid = c.cid GROUP BY tier"""
-    _, streamed, batch = run_both(spark, tmp_path, tables, q, conf={"pipeline.max-parallelism": "4"})
+    _, streamed, batch = run_both(spark, tmp_path, tables, q, lines_per_epoch=20,
+                                  conf={"pipeline.max-parallelism": "4"})
     assert streamed == batch and len(batch) > 1
     keys = {"left": ["f2"], "right": ["f0"], "input": ["f5"], "output": ["f0"]}
     seen = {}
