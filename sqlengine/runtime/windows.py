@@ -17,6 +17,11 @@ def _window(start: Column, end: Column) -> Column:
     return F.struct(F.timestamp_millis(start).alias("start"), F.timestamp_millis(end).alias("end"))
 
 
+def align(t: Column, width: int, offset: int = 0) -> Column:
+    """The start of the ``width``-ms interval (shifted by ``offset``) holding the time ``t`` (ms)."""
+    return t - F.pmod(t - F.lit(offset), F.lit(width))
+
+
 def window_time(end: Column) -> Column:
     """``window_time``: the window's last millisecond."""
     return F.timestamp_millis(F.unix_millis(end) - F.lit(1))
@@ -26,14 +31,14 @@ def _cumulate_windows(t: Column, size: int, step: int, offset: int = 0) -> Colum
     """Array of (start, end) structs for the CUMULATE windows containing the time ``t``
     (epoch milliseconds); NULL entries for the windows that end before it. Literal
     arrays, not Spark's lambda functions, which are interpreted row by row."""
-    ws = t - F.pmod(t - F.lit(offset), F.lit(size))
+    ws = align(t, size, offset)
     return F.array(*[F.when(ws + F.lit(k * step) > t, _window(ws, ws + F.lit(k * step)))
                      for k in range(1, size // step + 1)])
 
 
 def _hop_windows(t: Column, size: int, slide: int, offset: int = 0) -> Column:
     """Array of (start, end) structs for the HOP windows containing the time ``t`` (ms)."""
-    last = t - F.pmod(t - F.lit(offset), F.lit(slide))
+    last = align(t, slide, offset)
     return F.array(*[_window(last - F.lit(k * slide), last - F.lit(k * slide) + F.lit(size))
                      for k in range(size // slide)])
 
@@ -44,7 +49,7 @@ def windows_containing(spec: P.WindowSpec, t: Column) -> Column:
         return _hop_windows(t, spec.size_ms, spec.slide_ms, spec.offset_ms)
     if spec.kind == "CUMULATE":
         return _cumulate_windows(t, spec.size_ms, spec.slide_ms, spec.offset_ms)
-    start = t - F.pmod(t - F.lit(spec.offset_ms), F.lit(spec.size_ms))
+    start = align(t, spec.size_ms, spec.offset_ms)
     return F.array(_window(start, start + F.lit(spec.size_ms)))
 
 
@@ -69,8 +74,7 @@ def lower_window_tvf(lw, node: P.WindowTableFunction, child: Lowered) -> Lowered
     width = len(node.input.schema)
     tcol = col(spec.time_col)
     if spec.kind == "TUMBLE":
-        t = F.unix_millis(tcol)
-        start = t - F.pmod(t - spec.offset_ms, F.lit(spec.size_ms))
+        start = align(F.unix_millis(tcol), spec.size_ms, spec.offset_ms)
         df = df.withColumn("w", _window(start, start + F.lit(spec.size_ms)))
     else:  # HOP, CUMULATE: a row per window (CUMULATE's windows that end before it are NULL)
         df = df.withColumn("w", F.explode(windows_containing(spec, F.unix_millis(tcol))))

@@ -12,8 +12,9 @@ files. A row's key group is ``pmod(hash(keys), key groups)`` of the operator's k
 (``pipeline.max-parallelism`` key groups; an operator without a key has one, 0): the
 partition the operator's hash exchange sends the key to, so a key group's state is
 the state of one exchange partition, and a restored job may run any number of tasks
-over the same key groups. A version folder holding ``_BASE`` is a full snapshot; the others are deltas (rows with a
-signed count ``__n``) on top of the latest snapshot before them. ``read(e)`` unions
+over the same key groups. A version folder holding ``_BASE`` is a full snapshot; the
+others are deltas (rows with a signed count ``__n``) on top of the latest snapshot
+before them. ``read(e)`` unions
 the latest snapshot ``< e`` with the deltas after it; a table whose delta chain
 grows past ``COMPACT_EVERY`` is compacted into a snapshot. Versions that no replay
 can need any more are deleted.

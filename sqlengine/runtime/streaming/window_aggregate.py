@@ -15,7 +15,7 @@ from pyspark.sql import functions as F
 
 from sqlengine.plan import nodes as P
 from sqlengine.runtime.lower import Lowered, col
-from sqlengine.runtime.windows import window_time
+from sqlengine.runtime.windows import align, window_time
 from sqlengine.runtime.streaming.changes import fcols
 from sqlengine.runtime.streaming.group_aggregate import MERGE
 
@@ -67,14 +67,18 @@ def epoch_window_aggregate(lw, node: P.WindowAggregate, child: Lowered) -> Lower
         return Lowered(_aggregate(lw, node, closed, F.col(start), F.col(end)))
     # COUNT/SUM/MIN/MAX: only one partial row per key and window waits, not every input row.
     partial = _grouped(lw, node, fresh, F.col(start), F.col(end))
-    closed = fire_closed(lw, node, "partial", partial, [f"k{i}" for i in range(len(node.keys))], "__we")
+    closed = fire_closed(lw, node, "partial", partial, _partial_keys(node), "__we")
     return Lowered(_final(node, _merged(node, closed, "__ws", "__we")))
+
+
+def _partial_keys(node: P.WindowAggregate) -> list[str]:
+    """The key columns of partial results (k0..)."""
+    return [f"k{i}" for i in range(len(node.keys))]
 
 
 def _merged(node: P.WindowAggregate, partials: DataFrame, ws, we) -> DataFrame:
     """Partial results (k0.., a0..) merged per key and window (``__ws``, ``__we``)."""
-    nk = len(node.keys)
-    return partials.groupBy(*[f"k{i}" for i in range(nk)], F.col(ws).alias("__ws"), F.col(we).alias("__we")).agg(
+    return partials.groupBy(*_partial_keys(node), F.col(ws).alias("__ws"), F.col(we).alias("__we")).agg(
         *[MERGE[a.name](f"a{j}").cast(partials.schema[f"a{j}"].dataType).alias(f"a{j}")
           for j, a in enumerate(node.aggs)] or [F.count(F.lit(1)).alias("__none")])
 
@@ -93,7 +97,7 @@ def slice_ms(spec: P.WindowSpec):
 def _last_end(spec: P.WindowSpec, s):
     """The end of the last window holding the slice that starts at ``s`` (ms)."""
     if spec.kind == "CUMULATE":
-        return s - F.pmod(s - F.lit(spec.offset_ms), F.lit(spec.size_ms)) + F.lit(spec.size_ms)
+        return align(s, spec.size_ms, spec.offset_ms) + F.lit(spec.size_ms)
     return s + F.lit(spec.size_ms)  # the window that starts with the slice
 
 
@@ -105,13 +109,13 @@ def _sliced(lw, node: P.WindowAggregate, child: Lowered, width_ms: int) -> Lower
     from sqlengine.runtime.windows import windows_containing
     spec = node.window
     t = _ms(col(spec.time_col))
-    s = t - F.pmod(t - F.lit(spec.offset_ms), F.lit(width_ms))
+    s = align(t, width_ms, spec.offset_ms)
     prev = lw.prev_input_wm(node)
     fresh = child.df.where(_last_end(spec, s) > F.lit(prev))  # rows with a window still open
     keys = [col(k).alias(f"k{i}") for i, k in enumerate(node.keys)]
     aggs = lw.agg_columns(node.aggs, len(node.input.schema))
     partial = fresh.groupBy(*keys, s.alias("__ss")).agg(*(aggs or [F.count(F.lit(1)).alias("__none")]))
-    table, pending = pend(lw, node, "slices", partial, [f"k{i}" for i in range(len(node.keys))])
+    table, pending = pend(lw, node, "slices", partial, _partial_keys(node))
     lw.settle(node, pending)
     wm = lw.input_wm(node)
     table.write(lw.ep.epoch, pending.where(_last_end(spec, F.col("__ss")) > F.lit(wm)), snapshot=True)
