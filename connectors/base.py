@@ -216,7 +216,7 @@ class ConnectorFactory:
 _FACTORIES: dict[str, ConnectorFactory] = {}
 # Identifier -> the package that registers it, imported on first use.
 BUILTIN = {
-    "filesystem": "connectors.filesystem",
+    "filesystem": "connectors.filesystem.factory",
     "datagen": "connectors.datagen",
     "print": "connectors.printsink",
     "blackhole": "connectors.blackhole",

@@ -1,7 +1,7 @@
-"""The ``filesystem`` connector (json and csv formats); importing registers its factory."""
-from __future__ import annotations
+"""The ``filesystem`` connector (json and csv formats); ``connectors.filesystem.factory``
+registers its factory when imported.
 
-from connectors.base import register
-from connectors.filesystem.factory import FilesystemFactory
-
-FACTORY = register(FilesystemFactory())
+Kept free of imports: Spark's Python processes unpickle the data source
+(``datasource.FilesDataSource``), which imports this package first, and a fresh
+process (each streaming query starts one per source) pays for every module it loads.
+"""

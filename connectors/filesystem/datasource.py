@@ -3,9 +3,6 @@ from __future__ import annotations
 
 from pyspark.sql.datasource import DataSource
 
-from connectors.filesystem.reader import READ_SCHEMA, FilesBatchReader, FilesStreamReader
-from connectors.filesystem.writer import LinesBatchWriter, LinesStreamWriter
-
 SOURCE_NAME = "sqlengine_files"
 
 
@@ -22,19 +19,26 @@ class FilesDataSource(DataSource):
     def name(cls) -> str:
         return SOURCE_NAME
 
+    # Reader and writer modules are imported when Spark asks for one: the process that
+    # only reads (a streaming query's source process) never loads the writer's.
     def schema(self) -> str:
+        from connectors.filesystem.reader import READ_SCHEMA
         return READ_SCHEMA
 
     def reader(self, schema):
+        from connectors.filesystem.reader import FilesBatchReader
         return FilesBatchReader(self.options)
 
     def streamReader(self, schema):
+        from connectors.filesystem.reader import FilesStreamReader
         return FilesStreamReader(self.options)
 
     def writer(self, schema, overwrite: bool):
+        from connectors.filesystem.writer import LinesBatchWriter
         return LinesBatchWriter(self.options)
 
     def streamWriter(self, schema, overwrite: bool):
+        from connectors.filesystem.writer import LinesStreamWriter
         return LinesStreamWriter(self.options)
 
 

@@ -28,7 +28,7 @@ from typing import Any, Optional
 from pyspark.sql import Column, Observation
 from pyspark.sql import functions as F
 
-from connectors.base import EOI, OP, ConnectorFactory, Options, ScanContext, ScanResult, Sink, SinkContext
+from connectors.base import EOI, OP, ConnectorFactory, Options, ScanContext, ScanResult, Sink, SinkContext, register
 from connectors.filesystem import datasource, files, writer
 from connectors.filesystem.reader import DATA, DONE, EOI_PLANNED
 from connectors.formats import format_module
@@ -234,3 +234,6 @@ def observation(result: ScanResult) -> Any:
     is the message to print.
     """
     return getattr(result, "observation", None)
+
+
+FACTORY = register(FilesystemFactory())

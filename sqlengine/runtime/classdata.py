@@ -69,7 +69,8 @@ def archive_key(conf: dict[str, str]) -> Optional[str]:
         return None
     st = jvm.stat()
     parts = [str(jvm), str(st.st_size), str(int(st.st_mtime)),
-             os.path.realpath(os.path.dirname(pyspark.__file__)), pyspark.__version__]
+             os.path.realpath(os.path.dirname(pyspark.__file__)), pyspark.__version__,
+             os.environ.get("SPARK_HOME", "")]  # the jars' paths (spark.workers_spark_home)
     parts += [f"{k}={conf.get(k, '')}" for k in _KEYED_CONF]
     return hashlib.sha1("\n".join(parts).encode()).hexdigest()[:16]
 

@@ -8,6 +8,7 @@ that file too, for the lines the JVM prints before log4j is configured.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import threading
 from pathlib import Path
@@ -137,6 +138,10 @@ def _launch_gateway(merged: dict[str, str]) -> bool:
         return False
     from sqlengine.runtime import classdata
 
+    home = workers_spark_home()
+    if home is not None:
+        os.environ["SPARK_HOME"] = str(home)
+
     cds = classdata.plan(merged)  # keyed by the Java options before the log file's name
     log = log_path()
     merged[DRIVER_JAVA_OPTIONS] += (f" -Dlog4j2.configurationFile={_quoted(LOG4J2_CONFIG.as_uri())}"
@@ -164,6 +169,49 @@ def _launch_gateway(merged: dict[str, str]) -> bool:
         cds.started(getattr(gateway, "proc", None))
     SparkContext._ensure_initialized(gateway=gateway)
     return True
+
+
+def workers_spark_home() -> Optional[Path]:
+    """A ``SPARK_HOME`` for the driver under which Python workers import the installed
+    PySpark (None: keep the user's ``SPARK_HOME``, or nothing to gain).
+
+    Spark puts ``$SPARK_HOME/python/lib/pyspark.zip`` (and py4j's zip) first on every
+    Python worker's path, and Python compiles what it imports from a zip on every
+    import: no bytecode cache. Each fresh Python process Spark starts paid ~0.55 s for
+    it on the 2-core development machine (0.88 s against 0.30 s to import a streaming
+    source's runner), and a streaming query starts one per Python data source: starting
+    a query over one file source went from 1.56 s to 1.02 s. A pip-installed PySpark
+    has the same modules in site-packages, compiled once, so the driver starts with a
+    home in the user's cache that links PySpark's folders (``bin``, ``jars``, ...) but
+    not ``python``: the zips' entries on the workers' path then point at nothing and
+    the workers import the installed package, the same version as the driver's.
+    """
+    if os.environ.get("SPARK_HOME"):
+        return None
+    import hashlib
+
+    import pyspark
+    from sqlengine.runtime.classdata import cache_dir
+
+    package = Path(os.path.realpath(os.path.dirname(pyspark.__file__)))
+    if not (package / "jars").is_dir() or not (package / "python" / "lib" / "pyspark.zip").exists():
+        return None
+    digest = hashlib.sha1(f"{package}\n{pyspark.__version__}".encode()).hexdigest()[:12]
+    home = cache_dir().parent / f"spark-home-{digest}"
+    if home.is_dir():
+        return home
+    tmp = home.with_name(f"{home.name}.{os.getpid()}.tmp")
+    try:
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        for entry in package.iterdir():
+            if entry.name not in ("python", "__pycache__"):
+                (tmp / entry.name).symlink_to(entry)
+        os.rename(tmp, home)  # atomic; another process may have made it meanwhile
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+        return home if home.is_dir() else None
+    return home
 
 
 def _not_started(log: Path, start: int) -> Exception:
