@@ -173,7 +173,8 @@ def _launch_gateway(merged: dict[str, str]) -> bool:
 
 def workers_spark_home() -> Optional[Path]:
     """A ``SPARK_HOME`` for the driver under which Python workers import the installed
-    PySpark (None: keep the user's ``SPARK_HOME``, or nothing to gain).
+    PySpark (None: keep the user's ``SPARK_HOME`` if it is not the PySpark package's
+    own folder, or nothing to gain).
 
     Spark puts ``$SPARK_HOME/python/lib/pyspark.zip`` (and py4j's zip) first on every
     Python worker's path, and Python compiles what it imports from a zip on every
@@ -186,14 +187,15 @@ def workers_spark_home() -> Optional[Path]:
     not ``python``: the zips' entries on the workers' path then point at nothing and
     the workers import the installed package, the same version as the driver's.
     """
-    if os.environ.get("SPARK_HOME"):
-        return None
     import hashlib
 
     import pyspark
     from sqlengine.runtime.classdata import cache_dir
 
     package = Path(os.path.realpath(os.path.dirname(pyspark.__file__)))
+    user = os.environ.get("SPARK_HOME")
+    if user and os.path.realpath(user) != str(package):  # a Spark of the user's own
+        return None
     if not (package / "jars").is_dir() or not (package / "python" / "lib" / "pyspark.zip").exists():
         return None
     digest = hashlib.sha1(f"{package}\n{pyspark.__version__}".encode()).hexdigest()[:12]

@@ -33,6 +33,9 @@ def test_the_home_links_everything_of_pyspark_but_its_python_folder(tmp_path, mo
     assert workers_spark_home() == home  # made once
 
 
-def test_a_users_spark_home_is_kept(monkeypatch):
+def test_a_users_spark_home_is_kept_unless_it_is_the_pyspark_package(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setenv("SPARK_HOME", "/opt/spark")
     assert workers_spark_home() is None
+    monkeypatch.setenv("SPARK_HOME", os.path.dirname(pyspark.__file__))  # what find_spark_home gives
+    assert workers_spark_home() is not None
