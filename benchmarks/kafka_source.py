@@ -23,22 +23,11 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 SCHEMA = "auction BIGINT, bidder BIGINT, price BIGINT, ts TIMESTAMP"
-POM = """<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>
-<groupId>sqlengine.bench</groupId><artifactId>spark-kafka</artifactId><version>1</version><dependencies>
-<dependency><groupId>org.apache.spark</groupId><artifactId>spark-sql-kafka-0-10_2.13</artifactId>
-<version>{v}</version></dependency></dependencies></project>"""
 
 
 def spark_kafka_jars(version: str) -> list[str]:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    folder = Path(base) / "sqlengine" / f"spark-sql-kafka-{version}"
-    lib = folder / "lib"
-    if not (folder / "DONE").exists():
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / "pom.xml").write_text(POM.format(v=version))
-        subprocess.run(["mvn", "-q", "-B", "-f", str(folder / "pom.xml"), "dependency:copy-dependencies",
-                        f"-DoutputDirectory={lib}", "-DincludeScope=runtime"], check=True)
-        (folder / "DONE").touch()
+    from tests.connectors.kafka.broker import maven_jars
+    lib = maven_jars(f"org.apache.spark:spark-sql-kafka-0-10_2.13:{version}")
     keep = ("spark-sql-kafka", "spark-token-provider-kafka", "kafka-clients", "commons-pool2")
     return [str(j) for j in sorted(lib.iterdir()) if j.name.startswith(keep)]
 

@@ -1,6 +1,6 @@
 """A real Apache Kafka broker for the tests: one node in KRaft mode (broker and controller
 in one JVM), started from ``org.apache.kafka:kafka_2.13`` jars that Maven fetches once
-into the user's cache. ``KAFKA_BOOTSTRAP_SERVERS`` points the tests at a running cluster
+into the user's cache (``maven_jars``). ``KAFKA_BOOTSTRAP_SERVERS`` points the tests at a running cluster
 instead.
 
 Measured on the 2-core development machine: formatting the log folder and starting the
@@ -9,8 +9,8 @@ a test broker moves little data).
 """
 from __future__ import annotations
 
+import base64
 import fcntl
-import os
 import shutil
 import socket
 import subprocess
@@ -19,28 +19,25 @@ import uuid
 from pathlib import Path
 from typing import Optional
 
-KAFKA_VERSION = "4.1.1"
+KAFKA = "org.apache.kafka:kafka_2.13:4.1.1"
 START_SECONDS = 60
 
 POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
   <modelVersion>4.0.0</modelVersion>
-  <groupId>sqlengine.tests</groupId><artifactId>kafka-broker</artifactId><version>1</version>
+  <groupId>sqlengine.tests</groupId><artifactId>jars</artifactId><version>1</version>
   <dependencies>
-    <dependency><groupId>org.apache.kafka</groupId><artifactId>kafka_2.13</artifactId>
-      <version>{version}</version></dependency>
+    <dependency><groupId>{group}</groupId><artifactId>{artifact}</artifactId><version>{version}</version></dependency>
   </dependencies>
 </project>
 """
 
 
-def cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "sqlengine" / f"kafka-{KAFKA_VERSION}"
-
-
-def jars() -> Path:
-    """The broker's class path folder, fetched with Maven on first use (one process at a time)."""
-    folder = cache_dir()
+def maven_jars(coordinate: str) -> Path:
+    """The folder of ``group:artifact:version`` and its runtime dependencies, fetched by
+    Maven once into the user's cache (one process at a time)."""
+    from sqlengine.runtime.classdata import cache_dir
+    group, artifact, version = coordinate.split(":")
+    folder = cache_dir().parent / f"{artifact}-{version}"
     lib = folder / "lib"
     if (folder / "DONE").exists():
         return lib
@@ -48,13 +45,13 @@ def jars() -> Path:
     with open(folder / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (folder / "DONE").exists():
-            (folder / "pom.xml").write_text(POM.format(version=KAFKA_VERSION))
+            (folder / "pom.xml").write_text(POM.format(group=group, artifact=artifact, version=version))
             shutil.rmtree(lib, ignore_errors=True)
             res = subprocess.run(["mvn", "-q", "-B", "-f", str(folder / "pom.xml"), "dependency:copy-dependencies",
                                   f"-DoutputDirectory={lib}", "-DincludeScope=runtime"],
                                  capture_output=True, text=True)
             if res.returncode != 0:
-                raise RuntimeError(f"Maven could not fetch Kafka {KAFKA_VERSION}: {res.stdout[-2000:]}{res.stderr[-2000:]}")
+                raise RuntimeError(f"Maven could not fetch {coordinate}: {res.stdout[-2000:]}{res.stderr[-2000:]}")
             (folder / "DONE").touch()
     return lib
 
@@ -75,7 +72,7 @@ class Broker:
         self.proc: Optional[subprocess.Popen] = None
 
     def start(self) -> "Broker":
-        lib = jars()
+        lib = maven_jars(KAFKA)
         data = self.workdir / "data"
         props = self.workdir / "server.properties"
         props.write_text("\n".join([
@@ -89,13 +86,11 @@ class Broker:
             "offsets.topic.replication.factor=1", "transaction.state.log.replication.factor=1",
             "transaction.state.log.min.isr=1", "group.initial.rebalance.delay.ms=0", ""]))
         java = ["java", "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", f"{lib}/*"]
-        cluster = uuid.uuid4().bytes[:16]
-        import base64
-        cluster_id = base64.urlsafe_b64encode(cluster).decode().rstrip("=")
+        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")  # Kafka's format
         subprocess.run(java + ["kafka.tools.StorageTool", "format", "-t", cluster_id, "-c", str(props)],
                        check=True, capture_output=True)
-        log = open(self.workdir / "broker.log", "wb")
-        self.proc = subprocess.Popen(java + ["kafka.Kafka", str(props)], stdout=log, stderr=subprocess.STDOUT)
+        with open(self.workdir / "broker.log", "wb") as log:  # the child keeps its own descriptor
+            self.proc = subprocess.Popen(java + ["kafka.Kafka", str(props)], stdout=log, stderr=subprocess.STDOUT)
         self._wait_ready()
         return self
 
