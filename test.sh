@@ -3,5 +3,14 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 scripts/setup.sh
+# The Kafka tests start a real broker from jars that Maven fetches (tests/connectors/kafka/broker.py).
+if ! command -v mvn >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && apt-get install -y -qq maven >/dev/null
+  else
+    echo "[test] Maven (mvn) is needed to fetch the Kafka broker for the tests" >&2
+    exit 1
+  fi
+fi
 export PYSPARK_PYTHON="$PWD/.venv/bin/python"
 exec .venv/bin/python -m pytest -q "$@"
