@@ -124,6 +124,10 @@ class ScanContext:
     local_time_zone: str = "UTC"
     job_id: str = "job"
     conf: dict[str, str] = field(default_factory=dict)  # session configuration
+    # Metadata columns (column name, metadata key, type): the ScanResult's DataFrame has
+    # them after the physical columns. Only factories with ``readable_metadata`` get any.
+    metadata: list[tuple[str, str, DataType]] = field(default_factory=list)
+    primary_key: tuple[str, ...] = ()
 
 
 @dataclass
@@ -162,6 +166,10 @@ class SinkContext:
     job_id: str = "job"
     sink_id: str = "sink"  # deterministic operator id (stable across restarts)
     conf: dict[str, str] = field(default_factory=dict)
+    # Written metadata columns (column name, metadata key), among ``columns``.
+    metadata: list[tuple[str, str]] = field(default_factory=list)
+    primary_key: tuple[str, ...] = ()
+    max_parallelism: int = 1  # key groups: fixed for the life of a checkpoint
 
 
 class Sink:
@@ -196,7 +204,9 @@ class ConnectorFactory:
     identifier: str = ""
     # Whether the sink accepts update/delete changes (Flink's ChangelogMode of the sink).
     accepts_updates: bool = False
-    # Whether the sink's options say it is append-only without building it.
+    # Metadata keys a source can read / a sink can write (``col TYPE METADATA FROM 'key'``).
+    readable_metadata: tuple[str, ...] = ()
+    writable_metadata: tuple[str, ...] = ()
 
     def scan(self, ctx: ScanContext) -> ScanResult:
         raise ConnectorError(f"Connector '{self.identifier}' can only be used as a sink.")
@@ -220,12 +230,25 @@ BUILTIN = {
     "datagen": "connectors.datagen",
     "print": "connectors.printsink",
     "blackhole": "connectors.blackhole",
+    "kafka": "connectors.kafka.factory",
+    "upsert-kafka": "connectors.kafka.factory",
 }
 
 
 def register(factory: ConnectorFactory) -> ConnectorFactory:
     _FACTORIES[factory.identifier] = factory
     return factory
+
+
+def check_metadata(factory: ConnectorFactory, table: str, keys: list[str], source: bool) -> None:
+    """Flink's error for a metadata key the connector does not offer."""
+    known = factory.readable_metadata if source else factory.writable_metadata
+    for key in keys:
+        if key not in known:
+            raise ConnectorError(
+                f"Invalid metadata key '{key}' in column of table '{table}'. The {'' if source else 'sink '}"
+                f"connector '{factory.identifier}' supports the following metadata keys for "
+                f"{'reading' if source else 'writing'}:\n" + ("\n".join(known) if known else "(none)"))
 
 
 def factory_for(identifier: Optional[str], table: str) -> ConnectorFactory:

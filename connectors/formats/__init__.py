@@ -23,8 +23,12 @@ from sqlengine.errors import ConnectorError
 SUPPORTED = ("csv", "debezium-json", "json")
 
 
-def format_module(name: str, connector: str = "filesystem") -> ModuleType:
-    """The module implementing format ``name`` (``json`` or ``csv``)."""
+def format_module(name: str, connector: str = "filesystem", allow: tuple[str, ...] = ()) -> ModuleType:
+    """The module implementing format ``name``; ``allow``: formats only some connectors
+    take (``raw``, whose values are bytes, not lines)."""
+    if name == "raw" and "raw" in allow:
+        from connectors.formats import raw as module
+        return module
     if name == "json":
         from connectors.formats import json as module
         return module
@@ -36,4 +40,4 @@ def format_module(name: str, connector: str = "filesystem") -> ModuleType:
         return module
     raise ConnectorError(
         f"Could not find any format factory for identifier '{name}' (connector '{connector}'). "
-        f"Available format identifiers are: {', '.join(SUPPORTED)}")
+        f"Available format identifiers are: {', '.join(sorted(SUPPORTED + allow))}")

@@ -191,19 +191,21 @@ class QueryBinder:
     def scan(self, name: str, table: CatalogTable, node) -> P.Node:
         """Source -> computed columns -> watermark assigner, as Flink's scan pipeline."""
         schema = table.schema
-        physical = [c for c in schema.columns if c.kind == "physical"]
-        if any(c.kind == "metadata" for c in schema.columns):
-            raise UnsupportedError(f"Metadata columns are not supported yet (table {name})", self.span(node))
+        # Flink's scan: the physical columns, then the metadata columns the connector reads.
+        physical = [c for c in schema.columns if c.kind == "physical"] + \
+            [c for c in schema.columns if c.kind == "metadata"]
+        metadata = tuple((c.name, c.metadata_key or c.name) for c in schema.columns if c.kind == "metadata")
         options = table.options_dict()
         wm = {w.column: w for w in schema.watermarks}
         rowtime = "ROWTIME" if self.streaming else None
         scan = P.TableScan(name, tuple(P.Field(c.name, c.type.with_time_attr(rowtime if c.name in wm else None))
-                                       for c in physical), table.options, options.get("connector", ""))
+                                       for c in physical), table.options, options.get("connector", ""),
+                           metadata, tuple(schema.primary_key or ()))
         scope = Scope([ScopeColumn(None, c.name, c.type, i) for i, c in enumerate(physical)], "")
         projs, names = [], []
         pindex = {c.name: i for i, c in enumerate(physical)}
         for col in schema.columns:
-            if col.kind == "physical":
+            if col.kind in ("physical", "metadata"):
                 e: P.Expr = P.ColRef(scan.fields[pindex[col.name]].type, pindex[col.name], col.name)
             else:
                 expr_ast = parse_one(f"SELECT {col.expr_sql}").expressions[0]
@@ -433,8 +435,10 @@ class QueryBinder:
         if any(isinstance(p, P.Cast) for p in projs) or [f.name for f in qs] != [c.name for c in sink_cols]:
             query = P.Calc(query, projs, tuple(c.name for c in sink_cols))
         options = table.options_dict()
+        metadata = tuple((c.name, c.metadata_key or c.name) for c in sink_cols if c.kind == "metadata")
         return P.Sink(query, name, fields, table.options, options.get("connector", ""),
-                      bool(node.args.get("overwrite")), span=self.span(node))
+                      bool(node.args.get("overwrite")), span=self.span(node), metadata=metadata,
+                      primary_key=tuple(table.schema.primary_key or ()))
 
 
 def check_streaming_plan(plan: P.Node, streaming: bool) -> None:

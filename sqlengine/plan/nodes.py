@@ -140,9 +140,11 @@ class Unary(Node):
 @dataclass(frozen=True)
 class TableScan(Node):
     table: str  # fully qualified
-    fields: tuple[Field, ...]  # physical columns
+    fields: tuple[Field, ...]  # physical columns, then the metadata columns
     options: tuple[tuple[str, str], ...]
     connector: str
+    metadata: tuple[tuple[str, str], ...] = ()  # (column, metadata key) of the trailing fields
+    primary_key: tuple[str, ...] = ()
 
     @property
     def schema(self) -> tuple[Field, ...]:
@@ -372,6 +374,8 @@ class Sink(Unary):
     connector: str
     overwrite: bool = False
     span: Optional[Span] = field(default=None, compare=False)
+    metadata: tuple[tuple[str, str], ...] = ()  # (column, metadata key) of written metadata columns
+    primary_key: tuple[str, ...] = ()
 
 
     @property

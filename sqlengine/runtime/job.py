@@ -17,7 +17,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from connectors.base import OP, Options, SinkContext, factory_for
+from connectors.base import OP, Options, SinkContext, check_metadata, factory_for
 from sqlengine.errors import ExecutionError, SqlEngineError, ValidationError
 from sqlengine.plan import nodes as P
 from sqlengine.runtime.failure import root_cause
@@ -174,9 +174,11 @@ class JobRunner:
 
     def _sink(self, sink: P.Sink, state: LowerState, sid: str, updating: bool):
         factory = factory_for(sink.connector or None, sink.table)
+        check_metadata(factory, sink.table, [k for _, k in sink.metadata], source=False)
         ctx = SinkContext(state.spark, state.streaming, state.parallelism, sink.table,
                           [(f.name, f.type) for f in sink.fields], Options(sink.connector, dict(sink.options)),
-                          updating, self.ctx.local_time_zone, state.job_id, sid, state.conf)
+                          updating, self.ctx.local_time_zone, state.job_id, sid, state.conf,
+                          list(sink.metadata), sink.primary_key, state.max_parallelism)
         return factory.sink(ctx)
 
     def _named(self, sink: P.Sink, low: Lowered, updating: Optional[bool] = None):

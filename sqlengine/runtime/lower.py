@@ -13,7 +13,7 @@ from typing import Any, Optional
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from connectors.base import EOI, OP, Options, ScanContext, ScanResult, factory_for
+from connectors.base import EOI, OP, Options, ScanContext, ScanResult, check_metadata, factory_for
 from sqlengine.errors import UnsupportedError
 from sqlengine.functions.registry import (LowerContext, lookup_aggregate, lookup_scalar, lower_cast)
 from sqlengine.plan import nodes as P
@@ -164,9 +164,13 @@ class Lowerer:
         st = self.state
         factory = factory_for(node.connector or None, node.table)
         opts = Options(node.connector, dict(node.options))
+        n_meta = len(node.metadata)
+        physical = node.fields[:len(node.fields) - n_meta]
+        check_metadata(factory, node.table, [k for _, k in node.metadata], source=True)
+        meta = [(name, key, f.type) for (name, key), f in zip(node.metadata, node.fields[len(physical):])]
         result = factory.scan(ScanContext(st.spark, st.streaming, st.parallelism, node.table,
-                                          [(f.name, f.type) for f in node.fields], opts,
-                                          st.ctx.local_time_zone, st.job_id, st.conf))
+                                          [(f.name, f.type) for f in physical], opts,
+                                          st.ctx.local_time_zone, st.job_id, st.conf, meta, node.primary_key))
         st.scans.append(result)
         df = result.df
         if result.metrics:

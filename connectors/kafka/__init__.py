@@ -1,0 +1,1 @@
+"""Kafka connectors: ``kafka`` and ``upsert-kafka`` (factory.py registers both)."""

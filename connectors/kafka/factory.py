@@ -1,0 +1,314 @@
+"""The ``kafka`` and ``upsert-kafka`` connectors (Flink's option names and behaviour).
+
+Source (``kafka``): the records of ``topic`` / ``topic-pattern`` read by the
+``sqlengine_kafka`` Python data source (reader.py) in exact offset ranges, decoded by the
+key and value formats with native Spark expressions. Bounded by ``scan.bounded.mode``
+(then it ends with the ``__eoi`` protocol of connectors/base.py), else unbounded. A
+malformed record fails the job naming topic, partition and offset, unless the format's
+``ignore-parse-errors`` is true (then it is skipped and counted).
+
+Sink (``kafka``, ``upsert-kafka``): rows are encoded natively into key and value bytes
+and produced by writer.py with ``sink.delivery-guarantee``. ``upsert-kafka`` writes the
+primary key as the record key, inserts and updates as values and deletes as tombstones
+(the ``-U`` half of an update is dropped, as Flink does); the changes of one epoch are
+folded to the last one per key before writing.
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import uuid
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from pyspark.sql import Column, Observation
+from pyspark.sql import functions as F
+
+from connectors.base import (EOI, OP, ConnectorFactory, Options, ScanContext, ScanResult, Sink, SinkContext,
+                             register)
+from connectors.kafka import options as KO
+from connectors.kafka.reader import DATA, DONE, EOI_PLANNED, register as register_source
+from sqlengine.config import max_rows_per_epoch
+from sqlengine.errors import ConnectorError
+
+BAD = "__bad"
+CONF_MAX_ROWS = "sqlengine.kafka.max-rows-per-epoch"
+CONF_TIMEOUT = "sqlengine.kafka.timeout"
+_scan_ids = itertools.count(1)
+
+
+def _timeout_s(conf: dict[str, str]) -> str:
+    from sqlengine.config import duration_ms
+    raw = conf.get(CONF_TIMEOUT)
+    ms = duration_ms(raw) if raw else None
+    return str((ms or 60_000) / 1000)
+
+
+def _source_options(ctx: ScanContext, k: KO.KafkaOptions, fields: list[str], token: str) -> dict[str, str]:
+    startup = {"mode": k.startup_mode, "offsets": k.startup_offsets, "ts": k.startup_ts}
+    bounded = {"mode": k.bounded_mode, "offsets": k.bounded_offsets, "ts": k.bounded_ts}
+    return {"client_secret_config": json.dumps(k.client), "topics": json.dumps(list(k.topics)),
+            "pattern": k.pattern or "", "startup": json.dumps(startup), "bounded": json.dumps(bounded),
+            "fields": ",".join(fields), "source_id": token, "num_partitions": str(max(1, ctx.parallelism)),
+            "max_rows": str(max_rows_per_epoch(ctx.conf, CONF_MAX_ROWS)), "discovery_ms": str(k.discovery_ms),
+            "timeout_s": _timeout_s(ctx.conf)}
+
+
+def _progress_offset(source_progress: dict, token: str) -> dict:
+    raw = source_progress.get("endOffset")
+    if isinstance(raw, str):
+        raw = json.loads(raw) if raw.strip() not in ("", "null") else None
+    return raw if isinstance(raw, dict) and raw.get("src") == token else {}
+
+
+@dataclass(frozen=True)
+class EndOfInput:
+    token: str
+
+    def __call__(self, source_progress: dict) -> bool:
+        return _progress_offset(source_progress, self.token).get("phase") == DONE
+
+
+@dataclass(frozen=True)
+class EndOfData:
+    token: str
+
+    def __call__(self, source_progress: dict) -> bool:
+        return _progress_offset(source_progress, self.token).get("phase", DATA) >= EOI_PLANNED
+
+
+@dataclass(frozen=True)
+class KafkaEpochInfo:
+    def __call__(self, start: Optional[dict], end: dict) -> tuple[bool, bool]:
+        ended = end.get("phase", DATA) >= EOI_PLANNED
+        if start is None:
+            return True, ended
+        rows = start.get("phase", DATA) == DATA and start.get("pos") != end.get("pos")
+        return rows, ended
+
+
+def _decode(spec: KO.FormatSpec, data: str):
+    """The format's columns (named as the table's) from the record field ``data``."""
+    raw = F.col(data) if getattr(spec.module, "BINARY", False) else F.col(data).cast("string")
+    decoded = spec.module.decode_detailed(raw, list(spec.columns), spec.options)
+    cols = [c.alias(name) for c, name in zip(decoded.columns, spec.table_names)]
+    return decoded, cols
+
+
+def _metadata_column(key: str, name: str, t) -> Column:
+    field = KO.READABLE[key][1]
+    c = F.col(field)
+    if key == "timestamp":
+        c = F.timestamp_millis(c)
+    return c.cast(t.to_spark()).alias(name)
+
+
+class KafkaFactory(ConnectorFactory):
+    identifier = "kafka"
+    accepts_updates = False
+    readable_metadata = tuple(KO.READABLE)
+    writable_metadata = KO.WRITABLE
+    upsert = False
+
+    def _parse(self, options: Options, columns, primary_key=(), source: bool = True) -> KO.KafkaOptions:
+        return KO.parse(options, columns, primary_key, upsert=self.upsert, source=source)
+
+    def scan(self, ctx: ScanContext) -> ScanResult:
+        if self.upsert:
+            raise ConnectorError(f"Reading 'upsert-kafka' table {ctx.table_name} is not supported yet "
+                                 f"(it can be written); read the topic with connector 'kafka'.")
+        k = self._parse(ctx.options, ctx.columns, ctx.primary_key)
+        if not ctx.streaming and k.bounded_mode == "unbounded":
+            raise ConnectorError(
+                f"Querying an unbounded table '{ctx.table_name}' in batch mode is not allowed. The table source "
+                f"is unbounded (set 'scan.bounded.mode', e.g. to 'latest-offset').")
+        ignore = any(s is not None and getattr(s.options, "ignore_parse_errors", False) for s in (k.key, k.value))
+        fields = []
+        if k.key is not None:
+            fields.append("__key")
+        if k.value is not None:
+            fields.append("__value")
+        for name, key, _ in ctx.metadata:
+            f = KO.READABLE[key][1]
+            if f not in fields:
+                fields.append(f)
+        for f in ("__topic", "__partition", "__offset"):  # named by parse errors
+            if f not in fields:
+                fields.append(f)
+        token = f"{ctx.table_name}#{next(_scan_ids)}-{uuid.uuid4().hex[:8]}"
+        name = register_source(ctx.spark)
+        reader = ctx.spark.readStream if ctx.streaming else ctx.spark.read
+        raw = reader.format(name).options(**_source_options(ctx, k, fields, token)).load()
+        observed = f"kafka[{ctx.table_name}]#{token.rsplit('#', 1)[1]}"
+        handle = observed if ctx.streaming else Observation(observed)
+        df = self._decoded(raw, ctx, k, ignore, handle)
+        bounded = k.bounded_mode != "unbounded"
+        result = ScanResult(df, f"KafkaSource(topic={k.topic_label()}, format={k.value.name if k.value else '-'})",
+                            EndOfInput(token) if ctx.streaming and bounded else None,
+                            data_end_check=EndOfData(token) if ctx.streaming and bounded else None,
+                            epoch_info=KafkaEpochInfo() if ctx.streaming else None)
+        result.metric_messages["skipped"] = "Skipped {n} malformed record(s) in table " + ctx.table_name + \
+            f" (topic {k.topic_label()})."
+        result.observation = handle
+        return result
+
+    def _decoded(self, raw, ctx: ScanContext, k: KO.KafkaOptions, ignore: bool, handle):
+        cols: dict[str, Column] = {}
+        bads, reasons = [], []
+        for spec, data in ((k.key, "__key"), (k.value, "__value")):
+            if spec is None:
+                continue
+            decoded, named = _decode(spec, data)
+            for c, n in zip(named, spec.table_names):
+                cols[n] = c  # a column in key and value (value.fields-include ALL): the value's, as Flink
+            bads.append(F.when(F.col(data).isNull(), F.lit(False)).otherwise(decoded.bad))
+            reasons.append(decoded.reason)
+        bad = F.lit(False)
+        for b in bads:
+            bad = bad | F.coalesce(b, F.lit(False))
+        reason = reasons[-1] if reasons else F.lit("")
+        flag = bad if ignore else F.when(bad, F.raise_error(_failure(k, reason))).otherwise(bad)
+        physical = [cols[n] if n in cols else F.lit(None).cast(t.to_spark()).alias(n) for n, t in ctx.columns]
+        meta = [_metadata_column(key, n, t) for n, key, t in ctx.metadata]
+        keep = F.col(EOI) | F.col("__value").isNotNull() if k.value is not None else F.lit(True)
+        df = raw.where(keep).select(*physical, *meta, flag.alias(BAD), F.col(EOI))
+        df = df.observe(handle, F.count(F.lit(1)).alias("records"),
+                        F.coalesce(F.sum(F.col(BAD).cast("int")), F.lit(0)).alias("skipped"))
+        if ignore:
+            df = df.where(~F.col(BAD))
+        names = [n for n, _ in ctx.columns] + [n for n, _, _ in ctx.metadata]
+        return df.select(*[F.col(f"`{n}`") for n in names], F.col(EOI))
+
+    def sink(self, ctx: SinkContext) -> Sink:
+        meta = {n for n, _ in ctx.metadata}
+        physical = [(n, t) for n, t in ctx.columns if n not in meta]
+        k = self._parse(ctx.options, physical, ctx.primary_key, source=False)
+        if ctx.updating and not self.upsert and not (k.value and getattr(k.value.module, "CHANGELOG", False)):
+            raise ConnectorError(f"Table sink '{ctx.table_name}' doesn't support consuming update and delete "
+                                 f"changes (use 'upsert-kafka', or the 'debezium-json' format).")
+        return KafkaSink(ctx, k)
+
+    def sink_accepts_updates(self, options: dict[str, str]) -> bool:
+        if self.upsert:
+            return True
+        fmt = options.get("value.format") or options.get("format") or "json"
+        from connectors.formats import format_module
+        try:
+            return getattr(format_module(fmt, self.identifier, allow=("raw",)), "CHANGELOG", False)
+        except ConnectorError:
+            return False
+
+
+class UpsertKafkaFactory(KafkaFactory):
+    identifier = "upsert-kafka"
+    accepts_updates = True
+    upsert = True
+
+
+def _failure(k: KO.KafkaOptions, reason: Column) -> Column:
+    fmt = (k.value.name if k.value else k.key.name).upper()
+    text = F.coalesce(F.col("__value").cast("string"), F.lit("null"))
+    return F.concat(F.lit(f"Failed to deserialize {fmt} '"), text, F.lit("' at topic "), F.col("__topic"),
+                    F.lit(" partition "), F.col("__partition").cast("string"), F.lit(" offset "),
+                    F.col("__offset").cast("string"), F.lit(": "), reason)
+
+
+class KafkaSink(Sink):
+    def __init__(self, ctx: SinkContext, k: KO.KafkaOptions):
+        self.ctx, self.k = ctx, k
+        self.explain = f"KafkaSink(topic={k.topics[0]}, guarantee={k.guarantee})"
+        self._recovered = False
+        self._partitions: Optional[int] = None
+        meta = dict(ctx.metadata)
+        self.meta_cols = {key: name for name, key in meta.items()}
+        self.physical = [(n, t) for n, t in ctx.columns if n not in meta]
+
+    # -- rows -> records ---------------------------------------------------------------------
+    def records(self, df):
+        k = self.k
+        types = dict(self.ctx.columns)
+        if self.k.upsert:
+            df = self._fold(df)
+        cols = []
+        if k.key is not None:
+            kc = [(F.col(f"`{n}`"), types[n], f) for n, (f, _) in zip(k.key.table_names, k.key.columns)]
+            cols.append(_bytes(k.key.module.encode_with(kc, k.key.options), k.key.module).alias("__key"))
+        if k.value is not None:
+            vc = [(F.col(f"`{n}`"), types[n], f) for n, (f, _) in zip(k.value.table_names, k.value.columns)]
+            if getattr(k.value.module, "CHANGELOG", False):
+                op = F.col(OP) if OP in df.columns else None
+                value = k.value.module.encode_with(vc, k.value.options, op)
+            else:
+                value = k.value.module.encode_with(vc, k.value.options)
+            value = _bytes(value, k.value.module)
+            if k.upsert:
+                value = F.when(F.col(OP) == F.lit("-D"), F.lit(None).cast("binary")).otherwise(value)
+            cols.append(value.alias("__value"))
+        else:
+            cols.append(F.lit(None).cast("binary").alias("__value"))
+        if "timestamp" in self.meta_cols:
+            cols.append(F.unix_millis(F.col(f"`{self.meta_cols['timestamp']}`").cast("timestamp")).alias("__timestamp"))
+        if "headers" in self.meta_cols:
+            cols.append(F.col(f"`{self.meta_cols['headers']}`").cast("map<string,binary>").alias("__headers"))
+        return df.select(*cols)
+
+    def _fold(self, df):
+        """upsert-kafka: per key, the epoch's last state (an upsert, or a delete)."""
+        keys = [F.col(f"`{n}`") for n in self.ctx.primary_key]
+        df = df.where(F.col(OP) != F.lit("-U"))
+        rank = F.when(F.col(OP) == F.lit("-D"), F.lit(0)).otherwise(F.lit(1))
+        names = [n for n, _ in self.ctx.columns] + [OP]
+        row = F.struct(*[F.col(f"`{n}`").alias(n) for n in names])
+        folded = df.groupBy(*keys).agg(F.max_by(row, rank).alias("__row"))
+        return folded.select(*[F.col("__row").getField(n).alias(n) for n in names])
+
+    def _options(self, epoch: Optional[int], query_id: str) -> dict[str, str]:
+        k = self.k
+        out = {"client_secret_config": json.dumps(k.client), "topic": k.topics[0], "guarantee": k.guarantee,
+               "sink_id": self.ctx.sink_id, "partitioner": k.partitioner, "timeout_s": _timeout_s(self.ctx.conf),
+               "fields": ""}
+        if k.partitioner == "fixed":
+            out["topic_partitions"] = str(self._topic_partitions())
+        if k.guarantee == "exactly-once":
+            out.update({"txn_prefix": k.txn_prefix, "epoch": str(epoch if epoch is not None else 0),
+                        "query_id": query_id})
+        return out
+
+    def _topic_partitions(self) -> int:
+        if self._partitions is None:
+            from confluent_kafka.admin import AdminClient
+            conf = {kk: v for kk, v in self.k.client.items() if kk.startswith(("bootstrap.", "security.", "sasl.", "ssl."))}
+            md = AdminClient(conf).list_topics(self.k.topics[0], timeout=float(_timeout_s(self.ctx.conf)))
+            t = md.topics.get(self.k.topics[0])
+            self._partitions = max(1, len(t.partitions) if t is not None and t.error is None else 1)
+        return self._partitions
+
+    def _write(self, df, epoch: Optional[int], query_id: str) -> None:
+        from connectors.kafka.writer import recover
+        recs = self.records(df)
+        opts = self._options(epoch, query_id)
+        if self.k.guarantee == "exactly-once":
+            tasks = self.ctx.max_parallelism
+            if not self._recovered:
+                recover(opts, tasks)
+                self._recovered = True
+            # A replayed epoch must give each writer task the same records (its marker).
+            recs = recs.repartition(tasks, *[F.col(c) for c in recs.columns if c != "__headers"])
+        elif self.k.upsert:
+            recs = recs.repartition(self.ctx.max_parallelism, F.col("__key"))
+        name = register_source(recs.sparkSession)
+        recs.write.format(name).mode("append").options(**opts).save()
+
+    def write_batch(self, df) -> None:
+        self._write(df, None, uuid.uuid4().hex)
+
+    def write_epoch(self, df, epoch_id: int, query_id: str) -> None:
+        self._write(df, epoch_id, query_id)
+
+
+def _bytes(c: Column, module: Any) -> Column:
+    return c if getattr(module, "BINARY", False) else c.cast("binary")
+
+
+KAFKA = register(KafkaFactory())
+UPSERT_KAFKA = register(UpsertKafkaFactory())

@@ -1,0 +1,192 @@
+"""Writing records to Kafka from Spark tasks, with Flink's delivery guarantees.
+
+Input rows: ``__value`` (bytes; null = tombstone), ``__key`` (bytes or null), and, when
+the table writes them, ``__timestamp`` (epoch ms) and ``__headers``.
+
+``none`` / ``at-least-once``: one idempotent producer per task; the task flushes before
+it ends and fails on any delivery error (at-least-once), so a retried task or replayed
+epoch may write records again.
+
+``exactly-once`` (DESIGN.md, "Exactly once"): librdkafka cannot resume a transaction
+that another process opened, so the commit happens in the task, tied to the epoch:
+writer task ``i`` of a sink owns the transactional id ``<prefix>-<sink>-<i>``.
+``init_transactions`` fences any earlier incarnation (a task attempt or a job killed
+mid-write) and aborts what it left open; then, if the epoch's marker for ``i`` is
+already committed, the epoch was written and the task writes nothing (a replay after a
+crash between the Kafka commit and Spark's commit log). Otherwise the records and the
+marker (offset ``epoch + 1`` of consumer group ``<prefix>-<sink>-<query>-<i>``, sent
+with ``send_offsets_to_transaction``) commit in one transaction. The runtime hashes the
+epoch's rows into a fixed number of writer tasks (the job's key groups), so a replayed
+epoch gives task ``i`` the same rows; consumers reading with ``read_committed`` see
+each record once. An epoch becomes visible task by task, not all at once.
+"""
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from typing import Iterator, Optional
+
+import pyarrow as pa
+from pyspark import TaskContext
+from pyspark.sql.datasource import DataSourceArrowWriter, WriterCommitMessage
+
+log = logging.getLogger("sqlengine.kafka")
+TXN_TIMEOUT_MS = "900000"  # the broker's default transaction.max.timeout.ms (15 min)
+
+
+@dataclass
+class Written(WriterCommitMessage):
+    partition: int
+    records: int
+    skipped: bool = False  # exactly-once: the epoch had been committed by an earlier run
+
+
+class KafkaWriteError(RuntimeError):
+    pass
+
+
+def producer_config(options: dict) -> dict:
+    conf = json.loads(options["client_secret_config"])
+    for k in ("group.id", "auto.offset.reset", "isolation.level", "enable.auto.commit"):
+        conf.pop(k, None)
+    conf.setdefault("partitioner", "murmur2_random")  # the Java client's (and Flink's) key hashing
+    conf.setdefault("linger.ms", "20")
+    conf.setdefault("batch.num.messages", "100000")
+    conf.setdefault("queue.buffering.max.messages", "500000")
+    conf["logger"] = log
+    return conf
+
+
+def transactional_id(prefix: str, sink_id: str, task: int) -> str:
+    return f"{prefix}-{sink_id[:12]}-{task}"
+
+
+def marker_group(prefix: str, sink_id: str, query_id: str, task: int) -> str:
+    return f"{prefix}-{sink_id[:12]}-{query_id}-{task}"
+
+
+class KafkaBatchWriter(DataSourceArrowWriter):
+    def __init__(self, options: dict):
+        self.options = options
+        self.topic = options["topic"]
+        self.guarantee = options.get("guarantee", "at-least-once")
+        self.epoch = options.get("epoch")
+        self.timeout = float(options.get("timeout_s", "60"))
+
+    def write(self, iterator: Iterator[pa.RecordBatch]) -> Written:
+        from confluent_kafka import Producer
+        tc = TaskContext.get()
+        task = tc.partitionId()
+        conf = producer_config(self.options)
+        if self.guarantee == "exactly-once":
+            return self._write_transaction(iterator, conf, task)
+        if self.guarantee == "at-least-once":
+            conf.setdefault("enable.idempotence", "true")
+        producer = Producer(conf)
+        errors: list = []
+        n = _produce_all(producer, self.topic, iterator, errors, task, self.options)
+        left = producer.flush(self.timeout)
+        if self.guarantee == "at-least-once":
+            if left:
+                raise KafkaWriteError(f"{left} record(s) to topic {self.topic} were not delivered within "
+                                      f"{self.timeout:g} s (is the broker reachable?).")
+            if errors:
+                raise KafkaWriteError(f"Writing to Kafka topic {self.topic} failed: {errors[0]}")
+        return Written(task, n)
+
+    def _write_transaction(self, iterator, conf: dict, task: int) -> Written:
+        from confluent_kafka import Consumer, Producer, TopicPartition
+        prefix, sink, query = self.options["txn_prefix"], self.options["sink_id"], self.options["query_id"]
+        conf["transactional.id"] = transactional_id(prefix, sink, task)
+        conf.setdefault("transaction.timeout.ms", TXN_TIMEOUT_MS)
+        producer = Producer(conf)
+        producer.init_transactions(self.timeout)
+        marker_conf = {k: v for k, v in conf.items()
+                       if k.startswith(("bootstrap.", "security.", "sasl.", "ssl.", "client."))}
+        marker_conf.update({"group.id": marker_group(prefix, sink, query, task), "enable.auto.commit": False,
+                            "isolation.level": "read_committed", "logger": log})
+        consumer = Consumer(marker_conf)
+        try:
+            mark = TopicPartition(self.topic, 0)
+            done = consumer.committed([mark], timeout=self.timeout)[0].offset
+            epoch = int(self.epoch)
+            if done >= epoch + 1:
+                return Written(task, 0, skipped=True)
+            producer.begin_transaction()
+            errors: list = []
+            n = _produce_all(producer, self.topic, iterator, errors, task, self.options)
+            left = producer.flush(self.timeout)
+            if left or errors:
+                producer.abort_transaction(self.timeout)
+                raise KafkaWriteError(f"Writing to Kafka topic {self.topic} failed: "
+                                      f"{errors[0] if errors else f'{left} record(s) not delivered'}")
+            producer.send_offsets_to_transaction([TopicPartition(self.topic, 0, epoch + 1)],
+                                                 consumer.consumer_group_metadata(), self.timeout)
+            producer.commit_transaction(self.timeout)
+            return Written(task, n)
+        finally:
+            consumer.close()
+
+    def commit(self, messages: list[Optional[Written]]) -> None:
+        """Each task committed its own transaction (see the module docstring)."""
+
+    def abort(self, messages: list[Optional[Written]]) -> None:
+        """Open transactions of failed tasks are aborted by the next ``init_transactions``
+        with their id (a retry, a replay, or the job's recovery at start)."""
+
+
+def _produce_all(producer, topic: str, batches: Iterator[pa.RecordBatch], errors: list, task: int,
+                 options: dict) -> int:
+    def failed(err, msg):
+        if err is not None and not errors:
+            errors.append(err.str() if hasattr(err, "str") else str(err))
+
+    fixed = options.get("partitioner") == "fixed"
+    parts = int(options.get("topic_partitions", "1"))
+    n = 0
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        names = batch.schema.names
+        values = batch.column(names.index("__value")).to_pylist()
+        keys = batch.column(names.index("__key")).to_pylist() if "__key" in names else None
+        stamps = batch.column(names.index("__timestamp")).to_pylist() if "__timestamp" in names else None
+        heads = batch.column(names.index("__headers")).to_pylist() if "__headers" in names else None
+        extra: dict = {"on_delivery": failed}
+        if fixed:
+            extra["partition"] = task % parts
+        for i in range(batch.num_rows):
+            kw = extra
+            if stamps is not None or heads is not None:
+                kw = dict(extra)
+                if stamps is not None and stamps[i] is not None:
+                    kw["timestamp"] = stamps[i]
+                if heads is not None and heads[i]:
+                    kw["headers"] = heads[i]
+            while True:
+                try:
+                    producer.produce(topic, values[i], keys[i] if keys is not None else None, **kw)
+                    break
+                except BufferError:
+                    producer.poll(0.05)
+            n += 1
+        producer.poll(0)
+    return n
+
+
+def recover(options: dict, tasks: int) -> None:
+    """At job start: abort what a killed run left open under this sink's transactional
+    ids (``init_transactions`` does), so ``read_committed`` readers are not held back."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from confluent_kafka import Producer
+    timeout = float(options.get("timeout_s", "60"))
+
+    def one(task: int) -> None:
+        conf = producer_config(options)
+        conf["transactional.id"] = transactional_id(options["txn_prefix"], options["sink_id"], task)
+        Producer(conf).init_transactions(timeout)
+
+    with ThreadPoolExecutor(max_workers=min(8, tasks)) as pool:
+        list(pool.map(one, range(tasks)))

@@ -1,0 +1,228 @@
+"""The kafka and upsert-kafka connectors against a real broker: reading exact offset
+ranges (startup and bounded modes, metadata, key fields, bad records), writing with each
+delivery guarantee, exactly-once replays, and an updating query into upsert-kafka."""
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from sqlengine.errors import SqlEngineError
+from sqlengine.session import Session
+from tests.connectors.kafka.kafka_util import new_topic, produce, read_all, values
+
+
+@pytest.fixture
+def session(spark, tmp_path):
+    return Session({"execution.checkpointing.dir": str(tmp_path / "ck"), "parallelism.default": "2"}, spark=spark)
+
+
+def bids(n: int, partitions: int):
+    for i in range(n):
+        yield {"value": {"id": i, "item": f"i{i % 5}", "price": i % 50,
+                         "ts": f"2024-01-01 10:{i // 60 % 60:02d}:{i % 60:02d}"},
+               "key": str(i % 5), "partition": i % partitions, "timestamp": 1_700_000_000_000 + i,
+               "headers": [("h", str(i).encode())]}
+
+
+def source_ddl(name: str, topic: str, bootstrap: str, extra: str = "", columns: str = "") -> str:
+    cols = columns or "id BIGINT, item STRING, price INT, ts TIMESTAMP(3)"
+    return (f"CREATE TABLE {name} ({cols}) WITH ('connector' = 'kafka', 'topic' = '{topic}', "
+            f"'properties.bootstrap.servers' = '{bootstrap}', 'scan.startup.mode' = 'earliest-offset', "
+            f"'scan.bounded.mode' = 'latest-offset', 'format' = 'json'{extra})")
+
+
+def test_bounded_read_with_metadata_and_key_fields(session, kafka_bootstrap):
+    topic = new_topic(kafka_bootstrap, 3)
+    produce(kafka_bootstrap, topic, bids(300, 3))
+    session.execute_sql(source_ddl("src", topic, kafka_bootstrap, ", 'key.format' = 'raw', 'key.fields' = 'k'",
+                                   "k STRING, id BIGINT, item STRING, price INT, ts TIMESTAMP(3), "
+                                   "`partition` INT METADATA VIRTUAL, `offset` BIGINT METADATA VIRTUAL, "
+                                   "rt TIMESTAMP_LTZ(3) METADATA FROM 'timestamp', "
+                                   "hs MAP<STRING, BYTES> METADATA FROM 'headers', t STRING METADATA FROM 'topic'"))
+    rows = session.execute_sql("SELECT k, id, `partition`, `offset`, rt, hs['h'], t FROM src").collect()
+    assert len(rows) == 300
+    by_id = {r[2]: r for r in rows}
+    r = by_id[7]
+    # value.fields-include ALL: k is a value field too, and the value's (absent: NULL) wins, as in Flink
+    assert r[1] is None
+    assert r[3] == 7 % 3 and r[4] == 7 // 3 and r[6] == b"7" and r[7] == topic
+    assert int(r[5].timestamp() * 1000) == 1_700_000_000_007
+    session.execute_sql(source_ddl("keyed", topic, kafka_bootstrap,
+                                   ", 'key.format' = 'raw', 'key.fields' = 'k', 'value.fields-include' = 'EXCEPT_KEY'",
+                                   "k STRING, id BIGINT"))
+    assert {r[2]: r[1] for r in session.execute_sql("SELECT * FROM keyed").collect()} == \
+        {i: str(i % 5) for i in range(300)}
+    session.execute_sql("SET 'execution.runtime-mode' = 'batch'")
+    counts = session.execute_sql("SELECT `partition`, COUNT(*), MIN(`offset`), MAX(`offset`) FROM src "
+                                 "GROUP BY `partition`").collect()
+    assert sorted(counts) == [[0, 100, 0, 99], [1, 100, 0, 99], [2, 100, 0, 99]]
+
+
+def test_key_fields_except_key(session, kafka_bootstrap):
+    topic = new_topic(kafka_bootstrap, 1)
+    produce(kafka_bootstrap, topic, [{"key": json.dumps({"id": 1}), "value": {"name": "a"}},
+                                     {"key": json.dumps({"id": 2}), "value": {"name": "b"}}])
+    session.execute_sql(source_ddl("kv", topic, kafka_bootstrap,
+                                   ", 'key.format' = 'json', 'key.fields' = 'k_id', 'key.fields-prefix' = 'k_', "
+                                   "'value.fields-include' = 'EXCEPT_KEY'", "k_id INT, name STRING"))
+    assert sorted(r[1:] for r in session.execute_sql("SELECT * FROM kv").collect()) == [[1, "a"], [2, "b"]]
+
+
+@pytest.mark.parametrize("mode,extra,expected", [
+    ("earliest-offset", "", list(range(10))),
+    ("specific-offsets", ", 'scan.startup.specific-offsets' = 'partition:0,offset:6'", [6, 7, 8, 9]),
+    ("timestamp", ", 'scan.startup.timestamp-millis' = '1700000000004'", [4, 5, 6, 7, 8, 9]),
+])
+def test_startup_modes(session, kafka_bootstrap, mode, extra, expected):
+    topic = new_topic(kafka_bootstrap, 1)
+    produce(kafka_bootstrap, topic, bids(10, 1))
+    ddl = source_ddl("s", topic, kafka_bootstrap, extra).replace("'earliest-offset'", f"'{mode}'")
+    session.execute_sql(ddl)
+    assert sorted(r[1] for r in session.execute_sql("SELECT id FROM s").collect()) == expected
+
+
+def test_bounded_specific_offsets_and_group_offsets(session, kafka_bootstrap):
+    topic = new_topic(kafka_bootstrap, 2)
+    produce(kafka_bootstrap, topic, bids(20, 2))  # 10 per partition
+    session.execute_sql(source_ddl("s", topic, kafka_bootstrap,
+                                   ", 'scan.bounded.specific-offsets' = 'partition:0,offset:3;partition:1,offset:2'")
+                        .replace("'scan.bounded.mode' = 'latest-offset'", "'scan.bounded.mode' = 'specific-offsets'"))
+    assert sorted(r[1] for r in session.execute_sql("SELECT id FROM s").collect()) == [0, 1, 2, 3, 4]
+    # Offsets of a consumer group are committed on each epoch; group-offsets resumes there.
+    group = f"g-{topic}"
+    session.execute_sql(source_ddl("g", topic, kafka_bootstrap, f", 'properties.group.id' = '{group}'")
+                        .replace("'scan.bounded.specific-offsets'", "'x'"))
+    assert len(session.execute_sql("SELECT id FROM g").collect()) == 20
+    produce(kafka_bootstrap, topic, [{"value": {"id": 100 + i}, "partition": i % 2} for i in range(4)])
+    session.execute_sql(source_ddl("g2", topic, kafka_bootstrap, f", 'properties.group.id' = '{group}'")
+                        .replace("'earliest-offset'", "'group-offsets'"))
+    assert sorted(r[1] for r in session.execute_sql("SELECT id FROM g2").collect()) == [100, 101, 102, 103]
+
+
+def test_malformed_record_fails_naming_topic_partition_offset(session, kafka_bootstrap):
+    topic = new_topic(kafka_bootstrap, 2)
+    produce(kafka_bootstrap, topic, [{"value": {"id": 1}, "partition": 0}, {"value": "{oops", "partition": 1},
+                                     {"value": {"id": 2}, "partition": 1}])
+    session.execute_sql(source_ddl("bad", topic, kafka_bootstrap))
+    with pytest.raises(SqlEngineError) as err:
+        session.execute_sql("SELECT id FROM bad").collect()
+    msg = str(err.value)
+    assert f"topic {topic} partition 1 offset 0" in msg and "{oops" in msg, msg
+    session.execute_sql(source_ddl("lenient", topic, kafka_bootstrap, ", 'json.ignore-parse-errors' = 'true'"))
+    assert sorted(r[1] for r in session.execute_sql("SELECT id FROM lenient").collect()) == [1, 2]
+    session.execute_sql("CREATE TABLE sunk (id BIGINT) WITH ('connector' = 'blackhole')")
+    res = session.execute_sql("INSERT INTO sunk SELECT id FROM lenient").wait()
+    assert any("Skipped 1 malformed record(s)" in m for m in res.messages), res.messages
+
+
+def test_unbounded_table_in_batch_mode_is_an_error(spark, kafka_bootstrap, tmp_path):
+    s = Session({"execution.runtime-mode": "batch"}, spark=spark)
+    topic = new_topic(kafka_bootstrap, 1)
+    produce(kafka_bootstrap, topic, bids(3, 1))
+    s.execute_sql(source_ddl("u", topic, kafka_bootstrap).replace("'latest-offset'", "'unbounded'"))
+    with pytest.raises(SqlEngineError, match="Querying an unbounded table .* in batch mode is not allowed"):
+        s.execute_sql("SELECT * FROM u").collect()
+    s.execute_sql(source_ddl("b", topic, kafka_bootstrap))
+    assert sorted(r[-4] for r in s.execute_sql("SELECT * FROM b").collect()) == [0, 1, 2]
+
+
+def test_unreachable_broker_is_a_clear_error_within_the_timeout(spark, tmp_path):
+    s = Session({"sqlengine.kafka.timeout": "3 s", "execution.checkpointing.dir": str(tmp_path)}, spark=spark)
+    s.execute_sql(source_ddl("nowhere", "t", "127.0.0.1:1"))
+    t = time.monotonic()
+    with pytest.raises(SqlEngineError, match=r"Could not reach the Kafka brokers 127\.0\.0\.1:1 within 3 s"):
+        s.execute_sql("SELECT * FROM nowhere").collect()
+    assert time.monotonic() - t < 30
+
+
+def sink_ddl(name: str, topic: str, bootstrap: str, guarantee: str, columns: str = "item STRING, n BIGINT",
+             extra: str = "") -> str:
+    txn = ", 'sink.transactional-id-prefix' = 'tx-" + topic + "'" if guarantee == "exactly-once" else ""
+    return (f"CREATE TABLE {name} ({columns}) WITH ('connector' = 'kafka', 'topic' = '{topic}', "
+            f"'properties.bootstrap.servers' = '{bootstrap}', 'format' = 'json', "
+            f"'sink.delivery-guarantee' = '{guarantee}'{txn}{extra})")
+
+
+@pytest.mark.parametrize("guarantee", ["none", "at-least-once", "exactly-once"])
+def test_window_aggregation_into_kafka(session, kafka_bootstrap, guarantee):
+    src, out = new_topic(kafka_bootstrap, 2), new_topic(kafka_bootstrap, 2)
+    produce(kafka_bootstrap, src, bids(600, 2))
+    session.execute_sql(source_ddl("bids", src, kafka_bootstrap, columns="id BIGINT, item STRING, price INT, "
+                                   "ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND"))
+    session.execute_sql(sink_ddl("agg", out, kafka_bootstrap, guarantee,
+                                 "item STRING, n BIGINT, total BIGINT, w TIMESTAMP(3)"))
+    session.execute_sql("INSERT INTO agg SELECT item, COUNT(*), SUM(price), window_start FROM TABLE("
+                        "TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) "
+                        "GROUP BY item, window_start, window_end").wait()
+    got = sorted((v["w"], v["item"], v["n"], v["total"]) for v in values(kafka_bootstrap, out))
+    want = {}
+    for i in range(600):
+        key = (f"2024-01-01 10:{i // 60 % 60:02d}:00", f"i{i % 5}")
+        n, t = want.get(key, (0, 0))
+        want[key] = (n + 1, t + i % 50)
+    assert got == sorted((w, item, n, t) for (w, item), (n, t) in want.items())
+
+
+def test_exactly_once_replay_of_an_epoch_is_a_no_op(spark, kafka_bootstrap):
+    """Spark replays an epoch after a crash between the Kafka commits and its commit log:
+    each writer task finds its epoch marker committed and writes nothing."""
+    from connectors.base import Options, SinkContext, factory_for
+    from sqlengine import types as T
+    out = new_topic(kafka_bootstrap, 2)
+    opts = {"connector": "kafka", "topic": out, "properties.bootstrap.servers": kafka_bootstrap, "format": "json",
+            "sink.delivery-guarantee": "exactly-once", "sink.transactional-id-prefix": f"tx-{out}"}
+    cols = [("id", T.BIGINT()), ("name", T.STRING())]
+    ctx = SinkContext(spark, True, 2, "t", cols, Options("kafka", opts), False, sink_id="s1", max_parallelism=4)
+    sink = factory_for("kafka", "t").sink(ctx)
+    df = spark.createDataFrame([(i, f"n{i}") for i in range(50)], "id bigint, name string")
+    sink.write_epoch(df, 0, "q1")
+    sink.write_epoch(df, 0, "q1")  # the replay
+    assert sorted(v["id"] for v in values(kafka_bootstrap, out)) == list(range(50))
+    sink.write_epoch(df.where("id < 5"), 1, "q1")
+    assert sorted(v["id"] for v in values(kafka_bootstrap, out)) == sorted(list(range(50)) + list(range(5)))
+    # Another query (a fresh start, not a restore) numbers its epochs from 0 again.
+    sink.write_epoch(df.where("id < 2"), 0, "q2")
+    assert len(values(kafka_bootstrap, out)) == 57
+    # Nothing aborted is left visible: every record read uncommitted is also committed.
+    assert len([r for r in read_all(kafka_bootstrap, out, committed=False)]) == 57
+
+
+def test_exactly_once_requires_a_transactional_id_prefix(session, kafka_bootstrap):
+    session.execute_sql(sink_ddl("x", "t", kafka_bootstrap, "at-least-once")
+                        .replace("'at-least-once'", "'exactly-once'"))
+    with pytest.raises(SqlEngineError, match="sink.transactional-id-prefix must be specified"):
+        session.execute_sql("INSERT INTO x VALUES ('a', 1)").wait()
+
+
+def test_group_by_into_upsert_kafka(session, kafka_bootstrap):
+    src, out = new_topic(kafka_bootstrap, 2), new_topic(kafka_bootstrap, 2)
+    produce(kafka_bootstrap, src, bids(400, 2))
+    session.execute_sql(source_ddl("bids", src, kafka_bootstrap))
+    session.execute_sql(f"CREATE TABLE totals (item STRING, n BIGINT, total BIGINT, PRIMARY KEY (item) NOT ENFORCED) "
+                        f"WITH ('connector' = 'upsert-kafka', 'topic' = '{out}', "
+                        f"'properties.bootstrap.servers' = '{kafka_bootstrap}', 'key.format' = 'json', "
+                        f"'value.format' = 'json')")
+    session.execute_sql("SET 'sqlengine.kafka.max-rows-per-epoch' = '100'")
+    session.execute_sql("INSERT INTO totals SELECT item, COUNT(*), SUM(price) FROM bids GROUP BY item").wait()
+    final = {}
+    for _, _, key, value, _ in read_all(kafka_bootstrap, out):
+        k = json.loads(key)["item"]
+        if value is None:
+            final.pop(k, None)
+        else:
+            final[k] = json.loads(value)
+    assert final == {f"i{j}": {"n": 80, "total": sum(i % 50 for i in range(400) if i % 5 == j)} for j in range(5)}
+    # more than one epoch wrote updates of the same key: the log holds the history
+    assert len(read_all(kafka_bootstrap, out)) > 5
+
+
+def test_secrets_do_not_print(session, kafka_bootstrap):
+    session.execute_sql(source_ddl("sec", "t", kafka_bootstrap,
+                                   ", 'properties.sasl.jaas.config' = 'org.apache.kafka.common.security.plain."
+                                   "PlainLoginModule required username=\"u\" password=\"hunter2\";'"))
+    shown = session.execute_sql("SHOW CREATE TABLE sec").render()
+    assert "hunter2" not in shown and "******" in shown
+    explained = session.execute_sql("EXPLAIN SELECT * FROM sec").render()
+    assert "hunter2" not in explained
