@@ -81,6 +81,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     log = setup()  # first: warnings and PySpark's loggers go to the log file
     args = _parser().parse_args(argv)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from sqlengine.runtime.faults import arm
+    arm()  # crash tests only: a no-op unless SQLENGINE_FAULT is set
     conf = _conf(args.defines)
     texts = [_read(p) for p in (args.init, args.file) if p is not None]
     if not texts:

@@ -34,6 +34,8 @@ import pyarrow as pa
 from pyspark.sql.datasource import (DataSource, DataSourceReader, DataSourceStreamReader, InputPartition)
 from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadLimit, ReadMaxRows
 
+from sqlengine.runtime.faults import reached
+
 SOURCE_NAME = "sqlengine_kafka"
 DATA, EOI_PLANNED, DONE = 0, 1, 2
 # Arrow type of each record field the reader can yield.
@@ -228,6 +230,7 @@ def read_ranges(options: dict, fields: list[str], part: Range) -> Iterator[pa.Re
                 keep.append(m)
             if keep:
                 yield _batch(keep, fields)
+                reached("kafka-read")
             positions = consumer.position([TopicPartition(t, p) for t, p in todo])
             for x in positions:
                 if x.offset >= todo[(x.topic, x.partition)][1]:
@@ -419,6 +422,7 @@ class KafkaStreamReader(DataSourceStreamReader):
 
     def commit(self, end: dict) -> None:
         """Flink commits the consumed offsets of ``properties.group.id`` on each checkpoint."""
+        reached("source-commit")
         conf = json.loads(self.options["client_secret_config"])
         if not conf.get("group.id") or self.options.get("commit_offsets", "true") != "true":
             return

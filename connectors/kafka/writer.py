@@ -31,6 +31,8 @@ import pyarrow as pa
 from pyspark import TaskContext
 from pyspark.sql.datasource import DataSourceArrowWriter, WriterCommitMessage
 
+from sqlengine.runtime.faults import reached
+
 log = logging.getLogger("sqlengine.kafka")
 TXN_TIMEOUT_MS = "900000"  # the broker's default transaction.max.timeout.ms (15 min)
 
@@ -121,9 +123,11 @@ class KafkaBatchWriter(DataSourceArrowWriter):
                 producer.abort_transaction(self.timeout)
                 raise KafkaWriteError(f"Writing to Kafka topic {self.topic} failed: "
                                       f"{errors[0] if errors else f'{left} record(s) not delivered'}")
+            reached("kafka-produced")
             producer.send_offsets_to_transaction([TopicPartition(self.topic, 0, epoch + 1)],
                                                  consumer.consumer_group_metadata(), self.timeout)
             producer.commit_transaction(self.timeout)
+            reached("kafka-committed")
             return Written(task, n)
         finally:
             consumer.close()
@@ -182,6 +186,8 @@ def recover(options: dict, tasks: int) -> None:
 
     from confluent_kafka import Producer
     timeout = float(options.get("timeout_s", "60"))
+
+    reached("recovery")
 
     def one(task: int) -> None:
         conf = producer_config(options)

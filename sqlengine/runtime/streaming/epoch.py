@@ -31,6 +31,7 @@ from pyspark.sql import functions as F
 
 from connectors.base import EOI
 from sqlengine.physical.node import Dag
+from sqlengine.runtime.faults import reached
 from sqlengine.plan import nodes as P
 from sqlengine.runtime.lower import LowerState, Lowered, Lowerer
 from sqlengine.runtime.multisink import TAG, rows_of
@@ -240,6 +241,7 @@ class EpochDriver:
         self._started.wait()
         if self.done_epoch is not None and epoch_id > self.done_epoch:
             return  # every bounded input ended: the job stops after its last epoch
+        reached("epoch-start")
         facts = self._from_offsets(epoch_id)
         persisted = facts is None or self.reuse
         if persisted:
@@ -257,12 +259,15 @@ class EpochDriver:
             lw = EpochLowerer(self.state, ep, lambda n: self._delta(batch, n, rows),
                               lambda n: ended[self.scans.index(n)], self.watermarked)
             for out, consume in zip(lw.run(self.dag), self.consumers):
+                reached("before-sink")
                 consume(out, epoch_id)
+            reached("after-sink")
             ep.resolve()
             ep.meta_out["started"] = True
             ep.meta_out["dag"] = self.dag.signature()
             ep.meta_out["key_groups"] = self.store.groups
             self.store.write_meta(epoch_id, ep.meta_out)
+            reached("after-meta")
             if all(ended) and self.bounded:
                 self.done_epoch = epoch_id
         finally:

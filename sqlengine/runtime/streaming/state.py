@@ -33,6 +33,8 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import LongType, StructField, StructType
 
+from sqlengine.runtime.faults import reached
+
 COUNT = "__n"  # signed multiplicity of a row in a delta
 KEY_GROUP = "__kg"  # the partition column of a version's files
 COMPACT_EVERY = 8
@@ -96,6 +98,7 @@ class Table:
         target = self._dir(epoch)
         rows = df.select(*[F.col(f"`{f.name}`") for f in self.schema.fields], self.key_group().alias(KEY_GROUP))
         rows.write.mode("overwrite").partitionBy(KEY_GROUP).parquet(target)
+        reached("state-write")
         if snapshot:
             open(os.path.join(target, "_BASE"), "w").close()
         self._retain(epoch)
