@@ -27,7 +27,7 @@ from tests.e2e.conftest import ROOT
 
 POINTS = ["recovery", "epoch-start", "kafka-read", "state-write", "before-sink", "kafka-produced",
           "kafka-committed", "after-sink", "after-meta", "source-commit"]
-N = 360  # input records; 60 per epoch
+N = 360  # input records; 120 per epoch (3 epochs)
 
 
 def _bids():
@@ -97,7 +97,7 @@ def _upsert_output(bs: str, topic: str) -> Counter:
 def _run(script: Path, ckpt: Path, restore: bool, fault: str | None) -> subprocess.CompletedProcess:
     args = [sys.executable, "-m", "shell.cli", "-D", "spark.master=local[2]", "-f", str(script),
             "-D", f"execution.checkpointing.dir={ckpt}", "-D", "pipeline.job-id=matrix",
-            "-D", "sqlengine.kafka.max-rows-per-epoch=60", "-D", "parallelism.default=2"]
+            "-D", "sqlengine.kafka.max-rows-per-epoch=120", "-D", "parallelism.default=2"]
     if restore:
         args += ["-D", f"execution.state-recovery.path={ckpt / 'matrix'}"]
     env = dict(os.environ)
