@@ -151,6 +151,36 @@ class ScanResult:
     # None in the first epoch): (may it hold data rows, has the source ended by its end).
     # Lets the runtime skip a counting pass over each epoch; None: the runtime counts.
     epoch_info: Optional[Callable[[Optional[dict], dict], tuple[bool, bool]]] = None
+    # Called on the driver once an epoch's results are written, with this source's end offset
+    # of the epoch (Flink's notifyCheckpointComplete), e.g. to commit consumer-group offsets.
+    # Spark's own ``commit(end)`` of a stream reader comes with the next epoch, so the last
+    # epoch of a job that ends by itself would never reach it.
+    epoch_done: Optional[Callable[[dict], None]] = None
+
+
+# Phases of a bounded Python source's streaming offsets (the ``__eoi`` protocol above):
+# data, the micro-batch holding the ``__eoi`` row was planned, one more was planned.
+PHASE_DATA, PHASE_EOI_PLANNED, PHASE_DONE = 0, 1, 2
+
+
+def progress_offset(source_progress: dict, token: str) -> dict:
+    """A source's end offset in a progress entry, if the entry is the scan tagged ``token``
+    (offsets carry ``"src": token``); ``{}`` for another source's entry."""
+    import json
+    raw = source_progress.get("endOffset")
+    if isinstance(raw, str):
+        raw = json.loads(raw) if raw.strip() not in ("", "null") else None
+    return raw if isinstance(raw, dict) and raw.get("src") == token else {}
+
+
+@dataclass(frozen=True)
+class EndOfInput:
+    """``end_check`` of a phased source: the empty micro-batch after the ``__eoi`` one completed."""
+
+    token: str
+
+    def __call__(self, source_progress: dict) -> bool:
+        return progress_offset(source_progress, self.token).get("phase") == PHASE_DONE
 
 
 @dataclass

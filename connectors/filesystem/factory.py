@@ -20,7 +20,6 @@ two-phase commit (writer.py).
 from __future__ import annotations
 
 import itertools
-import json
 import uuid
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -28,9 +27,10 @@ from typing import Any, Optional
 from pyspark.sql import Column, Observation
 from pyspark.sql import functions as F
 
-from connectors.base import EOI, OP, ConnectorFactory, Options, ScanContext, ScanResult, Sink, SinkContext, register
+from connectors.base import (EOI, OP, ConnectorFactory, EndOfInput, Options, ScanContext, ScanResult, Sink,
+                             SinkContext, progress_offset, register)
 from connectors.filesystem import datasource, files, writer
-from connectors.filesystem.reader import DATA, DONE, EOI_PLANNED
+from connectors.filesystem.reader import DATA, EOI_PLANNED
 from connectors.formats import format_module
 from sqlengine.config import max_rows_per_epoch
 from sqlengine.errors import ConnectorError
@@ -75,24 +75,6 @@ def parse_table_options(options: Options, source: bool) -> TableOptions:
     return TableOptions(path, fmt, module, fmt_options)
 
 
-def _end_offset(source_progress: dict, token: str) -> dict:
-    """This scan's end offset in a progress entry ({} when the entry is another source's)."""
-    raw = source_progress.get("endOffset")
-    if isinstance(raw, str):
-        raw = json.loads(raw) if raw.strip() not in ("", "null") else None
-    return raw if isinstance(raw, dict) and raw.get("src") == token else {}
-
-
-@dataclass(frozen=True)
-class EndOfFiles:
-    """``end_check``: true once the empty micro-batch after the ``__eoi`` one completed."""
-
-    token: str
-
-    def __call__(self, source_progress: dict) -> bool:
-        return _end_offset(source_progress, self.token).get("phase") == DONE
-
-
 @dataclass(frozen=True)
 class FileEpochInfo:
     """``epoch_info``: an epoch reads lines iff its start and end positions differ; the
@@ -114,7 +96,7 @@ class EndOfData:
     token: str
 
     def __call__(self, source_progress: dict) -> bool:
-        offset = _end_offset(source_progress, self.token)
+        offset = progress_offset(source_progress, self.token)
         return bool(offset) and offset.get("file") is None
 
 
@@ -134,7 +116,7 @@ class FilesystemFactory(ConnectorFactory):
         handle = observed if ctx.streaming else Observation(observed)
         df = _decoded(_raw_lines(ctx, t.path, token), ctx, t, handle)
         result = ScanResult(df, f"FileSystemTableSource(path={t.path}, format={t.format})",
-                            EndOfFiles(token) if ctx.streaming else None,
+                            EndOfInput(token) if ctx.streaming else None,
                             data_end_check=EndOfData(token) if ctx.streaming else None,
                             epoch_info=FileEpochInfo() if ctx.streaming else None)
         result.metric_messages["skipped"] = (

@@ -24,10 +24,10 @@ from typing import Any, Optional
 from pyspark.sql import Column, Observation
 from pyspark.sql import functions as F
 
-from connectors.base import (EOI, OP, ConnectorFactory, Options, ScanContext, ScanResult, Sink, SinkContext,
-                             register)
+from connectors.base import (EOI, OP, ConnectorFactory, EndOfInput, Options, ScanContext, ScanResult, Sink,
+                             SinkContext, progress_offset, register)
 from connectors.kafka import options as KO
-from connectors.kafka.reader import DATA, DONE, EOI_PLANNED, register as register_source
+from connectors.kafka.reader import DATA, EOI_PLANNED, GroupOffsets, register as register_source
 from sqlengine.config import max_rows_per_epoch
 from sqlengine.errors import ConnectorError
 
@@ -45,28 +45,11 @@ def _timeout_s(conf: dict[str, str]) -> str:
 
 
 def _source_options(ctx: ScanContext, k: KO.KafkaOptions, fields: list[str], token: str) -> dict[str, str]:
-    startup = {"mode": k.startup_mode, "offsets": k.startup_offsets, "ts": k.startup_ts}
-    bounded = {"mode": k.bounded_mode, "offsets": k.bounded_offsets, "ts": k.bounded_ts}
     return {"client_secret_config": json.dumps(k.client), "topics": json.dumps(list(k.topics)),
-            "pattern": k.pattern or "", "startup": json.dumps(startup), "bounded": json.dumps(bounded),
+            "pattern": k.pattern or "", "startup": json.dumps(k.startup.as_dict()), "bounded": json.dumps(k.bounded.as_dict()),
             "fields": ",".join(fields), "source_id": token, "num_partitions": str(max(1, ctx.parallelism)),
             "max_rows": str(max_rows_per_epoch(ctx.conf, CONF_MAX_ROWS)), "discovery_ms": str(k.discovery_ms),
             "timeout_s": _timeout_s(ctx.conf)}
-
-
-def _progress_offset(source_progress: dict, token: str) -> dict:
-    raw = source_progress.get("endOffset")
-    if isinstance(raw, str):
-        raw = json.loads(raw) if raw.strip() not in ("", "null") else None
-    return raw if isinstance(raw, dict) and raw.get("src") == token else {}
-
-
-@dataclass(frozen=True)
-class EndOfInput:
-    token: str
-
-    def __call__(self, source_progress: dict) -> bool:
-        return _progress_offset(source_progress, self.token).get("phase") == DONE
 
 
 @dataclass(frozen=True)
@@ -74,7 +57,7 @@ class EndOfData:
     token: str
 
     def __call__(self, source_progress: dict) -> bool:
-        return _progress_offset(source_progress, self.token).get("phase", DATA) >= EOI_PLANNED
+        return progress_offset(source_progress, self.token).get("phase", DATA) >= EOI_PLANNED
 
 
 @dataclass(frozen=True)
@@ -118,7 +101,7 @@ class KafkaFactory(ConnectorFactory):
             raise ConnectorError(f"Reading 'upsert-kafka' table {ctx.table_name} is not supported yet "
                                  f"(it can be written); read the topic with connector 'kafka'.")
         k = self._parse(ctx.options, ctx.columns, ctx.primary_key)
-        if not ctx.streaming and k.bounded_mode == "unbounded":
+        if not ctx.streaming and k.bounded.mode == "unbounded":
             raise ConnectorError(
                 f"Querying an unbounded table '{ctx.table_name}' in batch mode is not allowed. The table source "
                 f"is unbounded (set 'scan.bounded.mode', e.g. to 'latest-offset').")
@@ -138,15 +121,17 @@ class KafkaFactory(ConnectorFactory):
         token = f"{ctx.table_name}#{next(_scan_ids)}-{uuid.uuid4().hex[:8]}"
         name = register_source(ctx.spark)
         reader = ctx.spark.readStream if ctx.streaming else ctx.spark.read
-        raw = reader.format(name).options(**_source_options(ctx, k, fields, token)).load()
+        source_options = _source_options(ctx, k, fields, token)
+        raw = reader.format(name).options(**source_options).load()
         observed = f"kafka[{ctx.table_name}]#{token.rsplit('#', 1)[1]}"
         handle = observed if ctx.streaming else Observation(observed)
         df = self._decoded(raw, ctx, k, ignore, handle)
-        bounded = k.bounded_mode != "unbounded"
+        bounded = k.bounded.mode != "unbounded"
         result = ScanResult(df, f"KafkaSource(topic={k.topic_label()}, format={k.value.name if k.value else '-'})",
                             EndOfInput(token) if ctx.streaming and bounded else None,
                             data_end_check=EndOfData(token) if ctx.streaming and bounded else None,
-                            epoch_info=KafkaEpochInfo() if ctx.streaming else None)
+                            epoch_info=KafkaEpochInfo() if ctx.streaming else None,
+                            epoch_done=GroupOffsets(source_options) if ctx.streaming and k.group_id else None)
         result.metric_messages["skipped"] = "Skipped {n} malformed record(s) in table " + ctx.table_name + \
             f" (topic {k.topic_label()})."
         result.observation = handle

@@ -51,6 +51,18 @@ class FormatSpec:
 
 
 @dataclass(frozen=True)
+class Position:
+    """Where reading starts (``scan.startup.*``) or stops (``scan.bounded.*``)."""
+
+    mode: str
+    offsets: dict[int, int] = field(default_factory=dict)  # specific-offsets: partition -> offset
+    ts: Optional[int] = None  # timestamp: epoch milliseconds
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"mode": self.mode, "offsets": self.offsets, "ts": self.ts}
+
+
+@dataclass(frozen=True)
 class KafkaOptions:
     connector: str
     topics: tuple[str, ...]
@@ -58,12 +70,8 @@ class KafkaOptions:
     client: dict[str, str]  # librdkafka configuration from properties.*
     value: Optional[FormatSpec]  # None: no value columns (all in the key)
     key: Optional[FormatSpec]
-    startup_mode: str = "group-offsets"
-    startup_offsets: dict[int, int] = field(default_factory=dict)
-    startup_ts: Optional[int] = None
-    bounded_mode: str = "unbounded"
-    bounded_offsets: dict[int, int] = field(default_factory=dict)
-    bounded_ts: Optional[int] = None
+    startup: "Position" = field(default_factory=lambda: Position("group-offsets"))
+    bounded: "Position" = field(default_factory=lambda: Position("unbounded"))
     discovery_ms: int = DEFAULT_DISCOVERY_MS
     guarantee: str = "at-least-once"
     txn_prefix: Optional[str] = None
@@ -92,11 +100,26 @@ def _specific_offsets(raw: str, key: str, connector: str) -> dict[int, int]:
     return out
 
 
-def _timestamp(options: Options, key: str) -> int:
-    value = options.pop_int(key)
-    if value is None:
-        raise ConnectorError(f"'{key}' is required in 'timestamp' mode but missing (connector '{options.connector}').")
-    return value
+def _position(options: Options, which: str, modes: tuple[str, ...], default: str) -> Position:
+    """``scan.<which>.mode`` with its ``specific-offsets`` / ``timestamp-millis`` option."""
+    mode = options.pop_choice(f"scan.{which}.mode", modes, default)
+    raw = options.pop(f"scan.{which}.specific-offsets")
+    millis = options.pop(f"scan.{which}.timestamp-millis")
+    if mode == "specific-offsets":
+        if raw is None:
+            raise ConnectorError(f"'scan.{which}.specific-offsets' is required in 'specific-offsets' {which} "
+                                 f"mode but missing (connector '{options.connector}').")
+        return Position(mode, _specific_offsets(raw, f"scan.{which}.specific-offsets", options.connector))
+    if mode == "timestamp":
+        if millis is None:
+            raise ConnectorError(f"'scan.{which}.timestamp-millis' is required in 'timestamp' mode but missing "
+                                 f"(connector '{options.connector}').")
+        try:
+            return Position(mode, ts=int(millis.strip()))
+        except ValueError:
+            raise ConnectorError(f"Invalid value for option 'scan.{which}.timestamp-millis' of connector "
+                                 f"'{options.connector}': '{millis}' is not an integer.") from None
+    return Position(mode)
 
 
 def _format(options: Options, prefix_key: str, fmt: str, columns: list[tuple[str, DataType]],
@@ -136,8 +159,8 @@ def parse(options: Options, columns: list[tuple[str, DataType]], primary_key: tu
     if upsert:
         if not primary_key:
             raise ConnectorError(
-                f"'upsert-kafka' tables require to define a PRIMARY KEY constraint. The PRIMARY KEY specifies "
-                f"which columns should be read from or write to the Kafka message key.")
+                "'upsert-kafka' tables require to define a PRIMARY KEY constraint. The PRIMARY KEY specifies "
+                "which columns should be read from or write to the Kafka message key.")
         if key_fields_raw is not None:
             raise ConnectorError("Option 'key.fields' is not supported by 'upsert-kafka': the PRIMARY KEY is the key.")
         key_fields = list(primary_key)
@@ -181,37 +204,17 @@ def parse(options: Options, columns: list[tuple[str, DataType]], primary_key: tu
                              f"(changelog sources); it can be used in a sink.")
     out: dict[str, Any] = {}
     if not upsert:
-        out["startup_mode"] = options.pop_choice("scan.startup.mode", STARTUP_MODES, "group-offsets")
-        raw = options.pop("scan.startup.specific-offsets")
-        if out["startup_mode"] == "specific-offsets":
-            if raw is None:
-                raise ConnectorError(f"'scan.startup.specific-offsets' is required in 'specific-offsets' startup "
-                                     f"mode but missing (connector '{c}').")
-            out["startup_offsets"] = _specific_offsets(raw, "scan.startup.specific-offsets", c)
-        if out["startup_mode"] == "timestamp":
-            out["startup_ts"] = _timestamp(options, "scan.startup.timestamp-millis")
-        else:
-            options.pop("scan.startup.timestamp-millis")
-        out["bounded_mode"] = options.pop_choice("scan.bounded.mode", BOUNDED_MODES, "unbounded")
-        raw = options.pop("scan.bounded.specific-offsets")
-        if out["bounded_mode"] == "specific-offsets":
-            if raw is None:
-                raise ConnectorError(f"'scan.bounded.specific-offsets' is required in 'specific-offsets' bounded "
-                                     f"mode but missing (connector '{c}').")
-            out["bounded_offsets"] = _specific_offsets(raw, "scan.bounded.specific-offsets", c)
-        if out["bounded_mode"] == "timestamp":
-            out["bounded_ts"] = _timestamp(options, "scan.bounded.timestamp-millis")
-        else:
-            options.pop("scan.bounded.timestamp-millis")
-        if out["startup_mode"] == "group-offsets" and "group.id" not in client and source:
+        out["startup"] = _position(options, "startup", STARTUP_MODES, "group-offsets")
+        out["bounded"] = _position(options, "bounded", BOUNDED_MODES, "unbounded")
+        if out["startup"].mode == "group-offsets" and "group.id" not in client and source:
             # Flink requires a group id for committed offsets; without one start at the earliest
             # offset, as Flink's KafkaSource does when no offsets were ever committed and reset=earliest.
-            out["startup_mode"] = "earliest-offset"
-        if out["bounded_mode"] == "group-offsets" and "group.id" not in client:
+            out["startup"] = Position("earliest-offset")
+        if out["bounded"].mode == "group-offsets" and "group.id" not in client:
             raise ConnectorError(f"'properties.group.id' is required in 'group-offsets' bounded mode "
                                  f"(connector '{c}').")
     else:
-        out["startup_mode"] = "earliest-offset"  # upsert-kafka reads the whole topic, as Flink
+        out["startup"] = Position("earliest-offset")  # upsert-kafka reads the whole topic, as Flink
     raw = options.pop("scan.topic-partition-discovery.interval")
     if raw is not None:
         ms = duration_ms(raw)

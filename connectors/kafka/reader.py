@@ -28,7 +28,7 @@ import json
 import logging
 import re
 import time
-from typing import Any, Iterator, Optional
+from typing import Iterator, Optional
 
 import pyarrow as pa
 from pyspark.sql.datasource import (DataSource, DataSourceReader, DataSourceStreamReader, InputPartition)
@@ -84,8 +84,8 @@ class Offsets:
         self.topics = json.loads(options["topics"])
         self.pattern = options.get("pattern") or None
         self.timeout = float(options.get("timeout_s", "60"))
-        conf = {**client(options), "enable.auto.commit": False}
-        self.consumer = Consumer(conf)
+        self.conf = {**client(options), "enable.auto.commit": False}
+        self.consumer = Consumer(self.conf)
 
     def close(self) -> None:
         self.consumer.close()
@@ -109,7 +109,7 @@ class Offsets:
         return [(t, p) for t in names for p in sorted(md.topics[t].partitions)]
 
     def _servers(self) -> str:
-        return json.loads(self.options["client_secret_config"]).get("bootstrap.servers", "?")
+        return self.conf.get("bootstrap.servers", "?")
 
     def bounds(self, tps: list[tuple[str, int]]) -> dict[str, tuple[int, int]]:
         from confluent_kafka import TopicPartition
@@ -151,7 +151,7 @@ class Offsets:
             return out
         if mode == "group-offsets":
             done = self.committed(tps)
-            reset = json.loads(self.options["client_secret_config"]).get("auto.offset.reset", "none")
+            reset = self.conf.get("auto.offset.reset", "none")
             out = {}
             for k, (lo, hi) in bounds.items():
                 if k in done:
@@ -163,13 +163,10 @@ class Offsets:
                 else:
                     raise KafkaReadError(
                         f"Undefined offset with no reset policy for partitions: [{k.replace(':', '-')}] (consumer "
-                        f"group '{self.consumer_group()}' has no committed offset; set "
+                        f"group '{self.conf.get('group.id', '')}' has no committed offset; set "
                         f"'properties.auto.offset.reset' or another 'scan.startup.mode').")
             return out
         raise KafkaReadError(f"Unknown offsets mode {mode}")
-
-    def consumer_group(self) -> str:
-        return json.loads(self.options["client_secret_config"]).get("group.id", "")
 
 
 # -- the executor side: reading ranges ------------------------------------------------------------
@@ -317,6 +314,27 @@ def cap(pos: dict[str, int], end: dict[str, int], limit: int) -> dict[str, int]:
     return {k: pos.get(k, 0) + take[k] for k in end}
 
 
+class GroupOffsets:
+    """``ScanResult.epoch_done`` of a scan with ``properties.group.id``: commits the epoch's end
+    offsets to the group, as Flink commits them on each completed checkpoint (for monitoring;
+    a restore starts from the checkpoint, not from these)."""
+
+    def __init__(self, options: dict):
+        self.options = options
+        self._consumer = None
+
+    def __call__(self, end: dict) -> None:
+        from confluent_kafka import Consumer, TopicPartition
+        if self._consumer is None:
+            self._consumer = Consumer({**client(self.options), "enable.auto.commit": False})
+        try:
+            self._consumer.commit(offsets=[TopicPartition(*split_key(k), v) for k, v in end.get("pos", {}).items()],
+                                  asynchronous=False)
+        except Exception as exc:  # noqa: BLE001 - informational, as in Flink
+            log.warning("Could not commit Kafka offsets of group %s: %s",
+                        json.loads(self.options["client_secret_config"]).get("group.id"), exc)
+
+
 class KafkaBatchReader(DataSourceReader):
     """Batch mode: from the startup offsets to the bounded mode's stop offsets."""
 
@@ -421,18 +439,9 @@ class KafkaStreamReader(DataSourceStreamReader):
         yield from read_ranges(self.options, self.fields, partition)
 
     def commit(self, end: dict) -> None:
-        """Flink commits the consumed offsets of ``properties.group.id`` on each checkpoint."""
+        """Nothing to release: consumer-group offsets are committed by ``GroupOffsets``
+        when the runtime has finished an epoch (Spark calls this one epoch late)."""
         reached("source-commit")
-        conf = json.loads(self.options["client_secret_config"])
-        if not conf.get("group.id") or self.options.get("commit_offsets", "true") != "true":
-            return
-        from confluent_kafka import TopicPartition
-        try:
-            self._offsets().consumer.commit(
-                offsets=[TopicPartition(*split_key(k), v) for k, v in end.get("pos", {}).items()],
-                asynchronous=False)
-        except Exception as exc:  # noqa: BLE001 - committing offsets is informational (as in Flink)
-            log.warning("Could not commit Kafka offsets of group %s: %s", conf.get("group.id"), exc)
 
     def stop(self) -> None:
         if self._off is not None:

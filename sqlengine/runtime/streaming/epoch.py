@@ -216,7 +216,7 @@ class EpochDriver:
 
     def __init__(self, state: LowerState, dag: Dag, scans: Scans, store: StateStore,
                  consumers: list[Callable[[Lowered, int], None]], checkpoint: str = "",
-                 epoch_infos: Optional[list] = None):
+                 epoch_infos: Optional[list] = None, epoch_done: Optional[list] = None):
         self.state = state
         self.dag = dag
         self.scans = scans
@@ -224,6 +224,7 @@ class EpochDriver:
         self.consumers = consumers
         self.checkpoint = checkpoint
         self.epoch_infos = epoch_infos or []
+        self.epoch_done = epoch_done or []
         self.ids = dag.ids()
         self.watermarked = frozenset(dag.watermarked())
         self.reuse = _reads_batch_twice(dag)
@@ -268,12 +269,24 @@ class EpochDriver:
             ep.meta_out["key_groups"] = self.store.groups
             self.store.write_meta(epoch_id, ep.meta_out)
             reached("after-meta")
+            self._notify_done(epoch_id)
             if all(ended) and self.bounded:
                 self.done_epoch = epoch_id
         finally:
             ep.release()
             if persisted:
                 batch.unpersist()
+
+    def _notify_done(self, epoch: int) -> None:
+        """``ScanResult.epoch_done`` of each source that asks, with its end offset of ``epoch``."""
+        if not self.checkpoint or not any(self.epoch_done):
+            return
+        entry = _offsets_entry(self.checkpoint, epoch)
+        if entry is None or len(entry[1]) != len(self.epoch_done):
+            return
+        for hook, end in zip(self.epoch_done, entry[1]):
+            if hook is not None and end is not None:
+                hook(end)
 
     def _from_offsets(self, epoch: int) -> Optional[tuple[list[bool], list[bool], int]]:
         """(ended, may hold rows) per source and the epoch's timestamp, from Spark's

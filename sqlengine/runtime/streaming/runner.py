@@ -48,18 +48,20 @@ def start_epoch_query(state: LowerState, dag: Dag,
     nodes = distinct_scans(dag)
     frames = []
     lw = Lowerer(state)
-    infos = []
+    infos, done = [], []
     for n in nodes:
         before = len(state.scans)
         low = lw.scan(n)
-        infos.append(state.scans[before].epoch_info if len(state.scans) > before else None)
+        scan = state.scans[before] if len(state.scans) > before else None
+        infos.append(scan.epoch_info if scan is not None else None)
+        done.append(scan.epoch_done if scan is not None else None)
         if not low.df.isStreaming:
             raise UnsupportedError(f"Table {n.table} is not a streaming source; in streaming mode every "
                                    f"source of a job must be (use batch mode)")
         frames.append(low.df)
     store = StateStore(state.spark, os.path.join(checkpoint, "state"), state.max_parallelism)
     _check_same_plan(store, dag, checkpoint)
-    driver = EpochDriver(state, dag, Scans(nodes), store, consumers, checkpoint, infos)
+    driver = EpochDriver(state, dag, Scans(nodes), store, consumers, checkpoint, infos, done)
     driver.bounded = all(s.end_check is not None for s in state.scans)
     from sqlengine.runtime.job import trigger_interval
     trigger = trigger_interval(state)  # after the scans: a throttled source asks for one
