@@ -156,7 +156,7 @@ def _decoded(raw, ctx: ScanContext, t: TableOptions, handle: Any):
     ignore = t.format_options.ignore_parse_errors
     flag = decoded.bad if ignore else F.when(decoded.bad, F.raise_error(_failure(t.format, decoded.reason)))\
         .otherwise(decoded.bad)
-    df = raw.select(*decoded.columns, flag.alias(BAD), F.col(EOI))
+    df = raw.select("*", *decoded.prelude).select(*decoded.columns, flag.alias(BAD), F.col(EOI))
     df = df.observe(handle, F.count(F.lit(1)).alias("lines"),
                     F.coalesce(F.sum(F.col(BAD).cast("int")), F.lit(0)).alias("skipped"))
     if ignore or decoded.may_skip:

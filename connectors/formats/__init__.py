@@ -3,6 +3,9 @@
 Every format module offers the same two entry points, so a connector (filesystem,
 kafka, ...) stays format-agnostic:
 
+* ``decode_detailed(text, columns, options, tag) -> Decoded``: the same plus a reason
+  and ``prelude`` columns (named after ``tag``, unique per decoded input) to add in a
+  projection of their own first: ``df.select("*", *d.prelude).select(*d.columns, ...)``.
 * ``decode(text, columns, options, prefix) -> (list[Column], bad)``: one Column per
   table column parsed from the line ``text``, plus ``bad``: true for a malformed
   line, false for a good one and NULL for a line to skip silently (a CSV comment,

@@ -98,7 +98,7 @@ def decode(text: Column, columns: list[tuple[str, DataType]], options: Options,
     return d.columns, d.bad
 
 
-def decode_detailed(text: Column, columns: list[tuple[str, DataType]], o: CsvOptions) -> Decoded:
+def decode_detailed(text: Column, columns: list[tuple[str, DataType]], o: CsvOptions, tag: str = "") -> Decoded:
     for _, t in columns:
         _check_type(t, nested=False)
     quoted, plain = _field_patterns(o)

@@ -1,7 +1,7 @@
 """Small value types shared by the format decoders."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import reduce
 from typing import Union
 
@@ -26,12 +26,16 @@ class Decoded:
     ``bad``: true = malformed, false = good, NULL = skip silently (blank/comment).
     ``reason``: a short text saying why a line is bad (for error messages).
     ``may_skip``: whether ``bad`` can be NULL for a non-null line.
+    ``prelude``: columns the connector must add in a projection of their own before
+    selecting the others (``df.select("*", *prelude)``), which refer to them by name:
+    what the others use many times is computed once that way (see json.py).
     """
 
     columns: list[Column]
     bad: Column
     reason: Column
     may_skip: bool = False
+    prelude: list[Column] = field(default_factory=list)
 
 
 def any_true(flags: list[Flag]) -> Flag:

@@ -71,31 +71,46 @@ def parse_options(options: Options, prefix: str = "json.") -> JsonOptions:
 def decode(text: Column, columns: list[tuple[str, DataType]], options: Options,
            prefix: str = "json.") -> tuple[list[Column], Column]:
     """Columns parsed from the JSON object in ``text``, and ``bad`` (see the package doc)."""
-    d = decode_detailed(text, columns, parse_options(options, prefix))
+    d = decode_detailed(text, columns, parse_options(options, prefix), inline=True)
     return d.columns, d.bad
 
 
-def decode_detailed(text: Column, columns: list[tuple[str, DataType]], o: JsonOptions) -> Decoded:
-    """Like ``decode`` plus a ``reason`` Column naming what is wrong with a bad line."""
+def decode_detailed(text: Column, columns: list[tuple[str, DataType]], o: JsonOptions,
+                    tag: str = "__json", inline: bool = False) -> Decoded:
+    """Like ``decode`` plus a ``reason`` Column naming what is wrong with a bad line.
+
+    The parsed objects are ``prelude`` columns (``<tag>_strict``, and ``<tag>_loose``
+    computed only for lines the strict reading rejects): every field, check and reason
+    refers to them, and inlined they would repeat ``from_json`` so often that the
+    projection outgrows whole-stage codegen and runs interpreted (1M records with four
+    numeric/time fields: 15 s inlined, ``benchmarks/README.md``). ``inline``: no prelude,
+    the parsing repeated in every column (for callers that select the columns directly)."""
     for name, t in columns:
         _check_type(t)
     if any(name == CORRUPT for name, _ in columns):
         raise ConnectorError(f"Column name '{CORRUPT}' is reserved by the JSON format.")
     opts = {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": CORRUPT,
             "allowSingleQuotes": "false", "timeZone": "UTC"}
-    strict = F.from_json(text, _wire_schema(columns, lenient=False), opts)
+    parsed = F.from_json(text, _wire_schema(columns, lenient=False), opts)
+    prelude = [parsed.alias(f"{tag}_strict")]
+    strict = parsed if inline else F.col(f"{tag}_strict")
     strict_ok = strict.getField(CORRUPT).isNull()
     leaves = [_convert(strict.getField(n), t, o, lenient=False) for n, t in columns]
     line_bad = ~strict_ok
     if any(_needs_lenient(t) for _, t in columns):
         # Only lines Spark's strict reading rejects take this (conditional) path.
-        loose = F.from_json(text, _wire_schema(columns, lenient=True), opts)
+        prelude.append(F.when(parsed.getField(CORRUPT).isNotNull(),
+                              F.from_json(text, _wire_schema(columns, lenient=True), opts)).alias(f"{tag}_loose"))
+        loose = F.from_json(text, _wire_schema(columns, lenient=True), opts) if inline else F.col(f"{tag}_loose")
         alt = [_convert(loose.getField(n), t, o, lenient=True) for n, t in columns]
         leaves = [Leaf(F.when(strict_ok, a.value).otherwise(b.value), pick(strict_ok, a.bad, b.bad))
                   for a, b in zip(leaves, alt)]
         line_bad = ~strict_ok & loose.getField(CORRUPT).isNotNull()
     missing = _missing_fields(text, columns) if o.fail_on_missing_field else None
-    return _assemble(text, columns, leaves, line_bad, missing, o.ignore_parse_errors)
+    decoded = _assemble(text, columns, leaves, line_bad, missing, o.ignore_parse_errors)
+    if not inline:
+        decoded.prelude.extend(prelude)
+    return decoded
 
 
 def _assemble(text: Column, columns, leaves: list[Leaf], line_bad: Column,

@@ -43,7 +43,7 @@ def check_columns(columns, key: str) -> None:
         raise ConnectorError(f"The 'raw' format of sqlengine supports STRING and BYTES columns, not {t.sql()}.")
 
 
-def decode_detailed(data: Column, columns: list[tuple[str, DataType]], o: RawOptions) -> Decoded:
+def decode_detailed(data: Column, columns: list[tuple[str, DataType]], o: RawOptions, tag: str = "") -> Decoded:
     t = columns[0][1]
     value = F.decode(data, o.charset) if t.root in TEXT_ROOTS else data
     return Decoded([value.cast(t.to_spark()).alias(columns[0][0])], F.lit(False), F.lit(""))

@@ -70,10 +70,15 @@ class KafkaEpochInfo:
         return rows, ended
 
 
+def _text(data: str) -> str:
+    return data + "_text"
+
+
 def _decode(spec: KO.FormatSpec, data: str):
-    """The format's columns (named as the table's) from the record field ``data``."""
-    raw = F.col(data) if getattr(spec.module, "BINARY", False) else F.col(data).cast("string")
-    decoded = spec.module.decode_detailed(raw, list(spec.columns), spec.options)
+    """The format's columns (named as the table's) from the record field ``data`` (bytes, or
+    its text in ``<data>_text`` for text formats)."""
+    raw = F.col(data) if getattr(spec.module, "BINARY", False) else F.col(_text(data))
+    decoded = spec.module.decode_detailed(raw, list(spec.columns), spec.options, tag=data + "_parsed")
     cols = [c.alias(name) for c, name in zip(decoded.columns, spec.table_names)]
     return decoded, cols
 
@@ -140,10 +145,16 @@ class KafkaFactory(ConnectorFactory):
     def _decoded(self, raw, ctx: ScanContext, k: KO.KafkaOptions, ignore: bool, handle):
         cols: dict[str, Column] = {}
         bads, reasons = [], []
+        # The bytes as text once (a text decoder reads its input several times), then the
+        # decoders' preludes (parsed objects, see connectors/formats), each in a projection.
+        texts = [F.col(d).cast("string").alias(_text(d)) for s, d in ((k.key, "__key"), (k.value, "__value"))
+                 if s is not None and not getattr(s.module, "BINARY", False)]
+        preludes = []
         for spec, data in ((k.key, "__key"), (k.value, "__value")):
             if spec is None:
                 continue
             decoded, named = _decode(spec, data)
+            preludes += decoded.prelude
             for c, n in zip(named, spec.table_names):
                 cols[n] = c  # a column in key and value (value.fields-include ALL): the value's, as Flink
             bads.append(F.when(F.col(data).isNull(), F.lit(False)).otherwise(decoded.bad))
@@ -156,7 +167,8 @@ class KafkaFactory(ConnectorFactory):
         physical = [cols[n] if n in cols else F.lit(None).cast(t.to_spark()).alias(n) for n, t in ctx.columns]
         meta = [_metadata_column(key, n, t) for n, key, t in ctx.metadata]
         keep = F.col(EOI) | F.col("__value").isNotNull() if k.value is not None else F.lit(True)
-        df = raw.where(keep).select(*physical, *meta, flag.alias(BAD), F.col(EOI))
+        raw = raw.where(keep).select("*", *texts).select("*", *preludes)
+        df = raw.select(*physical, *meta, flag.alias(BAD), F.col(EOI))
         df = df.observe(handle, F.count(F.lit(1)).alias("records"),
                         F.coalesce(F.sum(F.col(BAD).cast("int")), F.lit(0)).alias("skipped"))
         if ignore:
@@ -192,7 +204,7 @@ class UpsertKafkaFactory(KafkaFactory):
 
 def _failure(k: KO.KafkaOptions, reason: Column) -> Column:
     fmt = (k.value.name if k.value else k.key.name).upper()
-    text = F.coalesce(F.col("__value").cast("string"), F.lit("null"))
+    text = F.coalesce(F.col("__value").cast("string"), F.lit("null"))  # cast here: evaluated for bad records only
     return F.concat(F.lit(f"Failed to deserialize {fmt} '"), text, F.lit("' at topic "), F.col("__topic"),
                     F.lit(" partition "), F.col("__partition").cast("string"), F.lit(" offset "),
                     F.col("__offset").cast("string"), F.lit(": "), reason)

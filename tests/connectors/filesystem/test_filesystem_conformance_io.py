@@ -57,7 +57,7 @@ def _reencode(spark, items):
         df = spark.read.text(str(file)).where(F.trim("value") != "").limit(500)
         d = J.decode_detailed(F.col("value"), columns, J.JsonOptions())
         line = J.encode_with([(F.col(f"`{n}`"), t, n) for n, t in columns], J.JsonOptions())
-        decoded = df.select(F.col("value").alias("__t"), *d.columns, d.bad.alias("__bad"))
+        decoded = df.select("*", *d.prelude).select(F.col("value").alias("__t"), *d.columns, d.bad.alias("__bad"))
         frames.append(decoded.select(F.lit(i).alias("id"), F.col("__t").alias("t"), F.col("__bad").alias("bad"),
                                      line.alias("out")))
     return reduce(lambda a, b: a.unionByName(b), frames).collect()

@@ -25,7 +25,7 @@ def opts(**kv) -> J.JsonOptions:
 def decode_rows(spark, lines, columns, o=None):
     df = spark.createDataFrame([(line,) for line in lines], "t string")
     d = J.decode_detailed(F.col("t"), columns, o or J.JsonOptions())
-    return df.select(*d.columns, d.bad.alias("bad"), d.reason.alias("why")).collect()
+    return df.select("*", *d.prelude).select(*d.columns, d.bad.alias("bad"), d.reason.alias("why")).collect()
 
 
 def encode_lines(spark, rows, columns, o=None, schema=None):
