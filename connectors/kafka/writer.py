@@ -77,7 +77,6 @@ class KafkaBatchWriter(DataSourceArrowWriter):
         self.timeout = float(options.get("timeout_s", "60"))
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> Written:
-        from confluent_kafka import Producer
         tc = TaskContext.get()
         task = tc.partitionId()
         conf = producer_config(self.options)
@@ -85,9 +84,8 @@ class KafkaBatchWriter(DataSourceArrowWriter):
             return self._write_transaction(iterator, conf, task)
         if self.guarantee == "at-least-once":
             conf.setdefault("enable.idempotence", "true")
-        producer = Producer(conf)
-        errors: list = []
-        n = _produce_all(producer, self.topic, iterator, errors, task, self.options)
+        producer, errors = _producer(conf)
+        n = _produce_all(producer, self.topic, iterator, task, self.options)
         left = producer.flush(self.timeout)
         if self.guarantee == "at-least-once":
             if left:
@@ -98,11 +96,11 @@ class KafkaBatchWriter(DataSourceArrowWriter):
         return Written(task, n)
 
     def _write_transaction(self, iterator, conf: dict, task: int) -> Written:
-        from confluent_kafka import Consumer, Producer, TopicPartition
+        from confluent_kafka import Consumer, TopicPartition
         prefix, sink, query = self.options["txn_prefix"], self.options["sink_id"], self.options["query_id"]
         conf["transactional.id"] = transactional_id(prefix, sink, task)
         conf.setdefault("transaction.timeout.ms", TXN_TIMEOUT_MS)
-        producer = Producer(conf)
+        producer, errors = _producer(conf)
         producer.init_transactions(self.timeout)
         marker_conf = {k: v for k, v in conf.items()
                        if k.startswith(("bootstrap.", "security.", "sasl.", "ssl.", "client."))}
@@ -116,8 +114,7 @@ class KafkaBatchWriter(DataSourceArrowWriter):
             if done >= epoch + 1:
                 return Written(task, 0, skipped=True)
             producer.begin_transaction()
-            errors: list = []
-            n = _produce_all(producer, self.topic, iterator, errors, task, self.options)
+            n = _produce_all(producer, self.topic, iterator, task, self.options)
             left = producer.flush(self.timeout)
             if left or errors:
                 producer.abort_transaction(self.timeout)
@@ -140,12 +137,20 @@ class KafkaBatchWriter(DataSourceArrowWriter):
         with their id (a retry, a replay, or the job's recovery at start)."""
 
 
-def _produce_all(producer, topic: str, batches: Iterator[pa.RecordBatch], errors: list, task: int,
-                 options: dict) -> int:
-    def failed(err, msg):
+def _producer(conf: dict):
+    """A producer and the list its failed deliveries go to (only failures are reported:
+    a delivery callback per record would cost a Python call each)."""
+    from confluent_kafka import Producer
+    errors: list = []
+
+    def failed(err, msg) -> None:
         if err is not None and not errors:
             errors.append(err.str() if hasattr(err, "str") else str(err))
 
+    return Producer({**conf, "on_delivery": failed, "delivery.report.only.error": True}), errors
+
+
+def _produce_all(producer, topic: str, batches: Iterator[pa.RecordBatch], task: int, options: dict) -> int:
     fixed = options.get("partitioner") == "fixed"
     parts = int(options.get("topic_partitions", "1"))
     n = 0
@@ -154,13 +159,11 @@ def _produce_all(producer, topic: str, batches: Iterator[pa.RecordBatch], errors
             continue
         names = batch.schema.names
         values = batch.column(names.index("__value")).to_pylist()
-        keys = batch.column(names.index("__key")).to_pylist() if "__key" in names else None
+        keys = batch.column(names.index("__key")).to_pylist() if "__key" in names else [None] * batch.num_rows
         stamps = batch.column(names.index("__timestamp")).to_pylist() if "__timestamp" in names else None
         heads = batch.column(names.index("__headers")).to_pylist() if "__headers" in names else None
-        extra: dict = {"on_delivery": failed}
-        if fixed:
-            extra["partition"] = task % parts
-        for i in range(batch.num_rows):
+        extra: dict = {"partition": task % parts} if fixed else {}
+        for i, (value, key) in enumerate(zip(values, keys)):
             kw = extra
             if stamps is not None or heads is not None:
                 kw = dict(extra)
@@ -168,13 +171,17 @@ def _produce_all(producer, topic: str, batches: Iterator[pa.RecordBatch], errors
                     kw["timestamp"] = stamps[i]
                 if heads is not None and heads[i]:
                     kw["headers"] = heads[i]
-            while True:
-                try:
-                    producer.produce(topic, values[i], keys[i] if keys is not None else None, **kw)
-                    break
-                except BufferError:
+            try:
+                producer.produce(topic, value, key, **kw)
+            except BufferError:  # the local queue is full: let deliveries drain, then again
+                while True:
                     producer.poll(0.05)
-            n += 1
+                    try:
+                        producer.produce(topic, value, key, **kw)
+                        break
+                    except BufferError:
+                        pass
+        n += batch.num_rows
         producer.poll(0)
     return n
 
