@@ -36,10 +36,13 @@ def run_script(session, text: str, out=sys.stdout, log: Optional[Path] = None) -
     from sqlengine.logs import log_path
     from shell.report import is_verbose, report
 
+    from sqlengine.runtime.job import stop_requested
     log = log or log_path()
     statement = ""
     try:
         for stmt in parse_script(text):
+            if stop_requested():  # SIGTERM / Ctrl-C: the running job stopped; run nothing more
+                break
             statement = stmt.text
             _print_result(session.execute_statement(stmt), out)
     except Exception as exc:  # noqa: BLE001 - every failure is reported the same way
@@ -53,6 +56,21 @@ def _print_result(result, out) -> None:
     for m in result.messages:
         print(f"[INFO] {m}", file=out)
     out.flush()
+
+
+def _stop_on_signals() -> None:
+    """SIGTERM and Ctrl-C stop a running streaming job at an epoch boundary (it commits and
+    prints the checkpoint to resume from) and end the script; a second Ctrl-C interrupts."""
+    import signal
+
+    def stop(signum, frame) -> None:
+        from sqlengine.runtime.job import request_stop, stop_requested
+        if signum == signal.SIGINT and stop_requested():
+            raise KeyboardInterrupt
+        request_stop()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
 
 
 def _read(path: str) -> str:
@@ -83,6 +101,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from sqlengine.runtime.faults import arm
     arm()  # crash tests only: a no-op unless SQLENGINE_FAULT is set
+    _stop_on_signals()
     conf = _conf(args.defines)
     texts = [_read(p) for p in (args.init, args.file) if p is not None]
     if not texts:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 import uuid
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -31,6 +32,18 @@ STATE_BACKENDS = {
     "rocksdb": "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
 }
 POLL_SECONDS = 0.05  # how often a running job's progress is checked for the end of input
+_STOP = threading.Event()
+
+
+def request_stop() -> None:
+    """Stop the running streaming jobs at an epoch boundary (SIGTERM or Ctrl-C on the CLI):
+    the epoch in progress completes and commits, no further epoch starts, and the job ends
+    with a message naming the checkpoint to resume from."""
+    _STOP.set()
+
+
+def stop_requested() -> bool:
+    return _STOP.is_set()
 # Throttled sources (datagen's rows-per-second) slower than this run back to back.
 MIN_TRIGGER_MS = 50
 
@@ -214,16 +227,27 @@ class JobRunner:
 
     def wait(self, job: Job, state: LowerState) -> None:
         """Drive every query until its bounded sources have ended (or forever if unbounded)."""
-        from sqlengine.runtime.streaming.runner import finished
+        from sqlengine.runtime.streaming.runner import finished, stop_at_epoch_boundary
+        stopped = []
         try:
             for q in job.queries:
                 while q.isActive:
                     q.awaitTermination(POLL_SECONDS)
                     if finished(q):
                         q.stop()
-                if q.exception() is not None:
+                    elif _STOP.is_set() and stop_at_epoch_boundary(q):
+                        stopped.append(q)
+                if q.exception() is not None and not (_STOP.is_set() and "StopRequested" in str(q.exception())):
                     raise q.exception()
-            job.status = "FINISHED"
+                if _STOP.is_set() and q not in stopped:
+                    stopped.append(q)
+            job.status = "STOPPED" if stopped else "FINISHED"
+            for q in stopped:
+                driver = getattr(q, "_sqlengine_driver", None)
+                last = driver.last_epoch if driver is not None else None
+                job.messages.append(
+                    f"Job {job.job_id} stopped" + (f" after epoch {last} (committed)" if last is not None else "") +
+                    f". To resume, SET 'execution.state-recovery.path' = '{job.checkpoint_root}';")
         except Exception as exc:
             try:
                 job.cancel()
@@ -236,7 +260,7 @@ class JobRunner:
         finally:
             for q in job.queries:
                 for writer in getattr(q, "_sqlengine_sinks", ()):
-                    writer.on_job_end(job.status == "FINISHED")
+                    writer.on_job_end(job.status in ("FINISHED", "STOPPED"))
             job.messages.extend(_metric_messages(job, state))
 
 

@@ -41,6 +41,10 @@ WM_MIN = -(1 << 62)  # no watermark yet
 WM_MAX = 1 << 62  # end of input: every timer fires
 
 
+class StopRequested(Exception):
+    """Raised by the epoch driver instead of running an epoch after a stop was requested."""
+
+
 class LazyWatermark:
     """A watermark assigner's watermark, computed from observed metrics (the largest
     event time, ``DataFrame.observe``) of the rows that flow through it: once the
@@ -233,6 +237,12 @@ class EpochDriver:
         self.error: Optional[BaseException] = None
         self._started = threading.Event()
         self.query_id: Optional[str] = None
+        # Stopping at an epoch boundary (runner.stop_at_epoch_boundary): no epoch starts once
+        # ``stopping`` is set; ``busy`` while one runs.
+        self.lock = threading.Lock()
+        self.stopping = False
+        self.busy = False
+        self.last_epoch: Optional[int] = None  # the last epoch this run completed
 
     def started(self, query_id: str) -> None:
         self.query_id = query_id
@@ -242,6 +252,18 @@ class EpochDriver:
         self._started.wait()
         if self.done_epoch is not None and epoch_id > self.done_epoch:
             return  # every bounded input ended: the job stops after its last epoch
+        with self.lock:
+            if self.stopping:  # ends the query before the epoch does anything; it is replayed on restore
+                raise StopRequested(f"stop requested before epoch {epoch_id}")
+            self.busy = True
+        try:
+            self._run(batch, epoch_id)
+            self.last_epoch = epoch_id
+        finally:
+            with self.lock:
+                self.busy = False
+
+    def _run(self, batch: DataFrame, epoch_id: int) -> None:
         reached("epoch-start")
         facts = self._from_offsets(epoch_id)
         persisted = facts is None or self.reuse

@@ -82,6 +82,22 @@ def finished(query) -> bool:
     return bool(progress) and int(progress.get("batchId", -1)) >= driver.done_epoch
 
 
+def stop_at_epoch_boundary(query) -> bool:
+    """Stop ``query`` unless an epoch is running (then its driver refuses the next epoch,
+    which ends the query once the running one has committed); True once stopped."""
+    driver = getattr(query, "_sqlengine_driver", None)
+    if driver is None:
+        query.stop()
+        return True
+    with driver.lock:
+        driver.stopping = True
+        busy = driver.busy
+    if busy:
+        return False
+    query.stop()
+    return True
+
+
 def _check_same_plan(store: StateStore, dag: Dag, checkpoint: str) -> None:
     """A checkpoint restores only the job that wrote it: its state is laid out per operator
     (Flink has the same limit for a changed plan without operator uids)."""
