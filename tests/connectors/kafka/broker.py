@@ -56,6 +56,15 @@ def maven_jars(coordinate: str) -> Path:
     return lib
 
 
+def _cluster_id() -> str:
+    """A random cluster id in Kafka's format (base64 of a UUID), never starting with '-'
+    (the storage tool would read it as an option; Kafka's own Uuid.randomUuid avoids it too)."""
+    while True:
+        cid = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        if not cid.startswith("-"):
+            return cid
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -86,7 +95,7 @@ class Broker:
             "offsets.topic.replication.factor=1", "transaction.state.log.replication.factor=1",
             "transaction.state.log.min.isr=1", "group.initial.rebalance.delay.ms=0", ""]))
         java = ["java", "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", f"{lib}/*"]
-        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")  # Kafka's format
+        cluster_id = _cluster_id()
         subprocess.run(java + ["kafka.tools.StorageTool", "format", "-t", cluster_id, "-c", str(props)],
                        check=True, capture_output=True)
         with open(self.workdir / "broker.log", "wb") as log:  # the child keeps its own descriptor
