@@ -198,8 +198,11 @@ def read_ranges(options: dict, fields: list[str], part: Range) -> Iterator[pa.Re
     try:
         consumer.assign([TopicPartition(t, p, s) for (t, p), (s, _) in todo.items()])
         idle_since = time.monotonic()
+        left = sum(e - s for s, e in todo.values())  # offsets still to read (an upper bound on records)
         while todo:
-            msgs = consumer.consume(CONSUME_BATCH, 0.5)
+            # Ask for no more than can come: consume() returns as soon as it has that many
+            # messages (records or end-of-partition events), instead of waiting out its timeout.
+            msgs = consumer.consume(max(1, min(CONSUME_BATCH, left)), 0.5)
             if not msgs:
                 if time.monotonic() - idle_since > timeout:
                     left = ", ".join(f"{t}-{p} [{s}, {e})" for (t, p), (s, e) in todo.items())
@@ -229,9 +232,13 @@ def read_ranges(options: dict, fields: list[str], part: Range) -> Iterator[pa.Re
                 yield _batch(keep, fields)
                 reached("kafka-read")
             positions = consumer.position([TopicPartition(t, p) for t, p in todo])
+            left = 0
             for x in positions:
-                if x.offset >= todo[(x.topic, x.partition)][1]:
+                s, e = todo[(x.topic, x.partition)]
+                if x.offset >= e:
                     finished.add((x.topic, x.partition))
+                elif (x.topic, x.partition) not in finished:
+                    left += e - max(s, x.offset)
             if finished:
                 gone = [TopicPartition(t, p) for t, p in finished if (t, p) in todo]
                 for tp in finished:
