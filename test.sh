@@ -12,5 +12,14 @@ if ! command -v mvn >/dev/null 2>&1; then
     exit 1
   fi
 fi
+# The JDBC tests start a throw-away PostgreSQL cluster from Debian's package (tests/connectors/jdbc/postgres.py).
+if ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 && [ -z "${SQLENGINE_TEST_POSTGRES:-}" ]; then
+  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && apt-get install -y -qq postgresql >/dev/null
+  else
+    echo "[test] PostgreSQL is needed for the JDBC tests: apt-get install -y postgresql" >&2
+    exit 1
+  fi
+fi
 export PYSPARK_PYTHON="$PWD/.venv/bin/python"
 exec .venv/bin/python -m pytest -q "$@"

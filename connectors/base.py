@@ -202,6 +202,27 @@ class SinkContext:
     max_parallelism: int = 1  # key groups: fixed for the life of a checkpoint
 
 
+def fold_upserts(df: Any, names: list[str], keys: list[str]) -> Any:
+    """An upsert sink's rows of one epoch: per key, its last state, an upsert (``+I``/``+U``)
+    or a deletion (``-D``, or a ``-U`` no ``+U`` follows: a filter after an aggregation
+    drops the new row of a key that no longer qualifies; Flink's upsert sinks treat
+    UPDATE_BEFORE as a delete by key, and the update after it, if any, overwrites it).
+    An epoch's changelog holds at most one retraction and one new row per key, the
+    retraction first, so the new row, when there is one, is the last state."""
+    from pyspark.sql import functions as F
+    cols = [F.col(f"`{n}`") for n in keys]
+    rank = F.when(F.col(OP).isin("-D", "-U"), F.lit(0)).otherwise(F.lit(1))
+    every = list(names) + [OP]
+    row = F.struct(*[F.col(f"`{n}`").alias(n) for n in every])
+    folded = df.groupBy(*cols).agg(F.max_by(row, rank).alias("__row"))
+    return folded.select(*[F.col("__row").getField(n).alias(n) for n in every])
+
+
+def is_deletion(op: Any) -> Any:
+    """Whether a folded upsert row (``fold_upserts``) deletes its key."""
+    return op.isin("-D", "-U")
+
+
 class Sink:
     """A prepared sink. The runtime calls exactly one of the two writers."""
 
@@ -262,6 +283,7 @@ BUILTIN = {
     "blackhole": "connectors.blackhole",
     "kafka": "connectors.kafka.factory",
     "upsert-kafka": "connectors.kafka.factory",
+    "jdbc": "connectors.jdbc.factory",
 }
 
 

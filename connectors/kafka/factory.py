@@ -25,7 +25,7 @@ from pyspark.sql import Column, Observation
 from pyspark.sql import functions as F
 
 from connectors.base import (EOI, OP, ConnectorFactory, EndOfInput, Options, ScanContext, ScanResult, Sink,
-                             SinkContext, progress_offset, register)
+                             SinkContext, fold_upserts, is_deletion, progress_offset, register)
 from connectors.kafka import options as KO
 from connectors.kafka.reader import DATA, EOI_PLANNED, GroupOffsets, register as register_source
 from sqlengine.config import max_rows_per_epoch
@@ -239,7 +239,7 @@ class KafkaSink(Sink):
                 value = k.value.module.encode_with(vc, k.value.options)
             value = _bytes(value, k.value.module)
             if k.upsert:
-                value = F.when(F.col(OP) == F.lit("-D"), F.lit(None).cast("binary")).otherwise(value)
+                value = F.when(is_deletion(F.col(OP)), F.lit(None).cast("binary")).otherwise(value)
             cols.append(value.alias("__value"))
         else:
             cols.append(F.lit(None).cast("binary").alias("__value"))
@@ -251,13 +251,7 @@ class KafkaSink(Sink):
 
     def _fold(self, df):
         """upsert-kafka: per key, the epoch's last state (an upsert, or a delete)."""
-        keys = [F.col(f"`{n}`") for n in self.ctx.primary_key]
-        df = df.where(F.col(OP) != F.lit("-U"))
-        rank = F.when(F.col(OP) == F.lit("-D"), F.lit(0)).otherwise(F.lit(1))
-        names = [n for n, _ in self.ctx.columns] + [OP]
-        row = F.struct(*[F.col(f"`{n}`").alias(n) for n in names])
-        folded = df.groupBy(*keys).agg(F.max_by(row, rank).alias("__row"))
-        return folded.select(*[F.col("__row").getField(n).alias(n) for n in names])
+        return fold_upserts(df, [n for n, _ in self.ctx.columns], list(self.ctx.primary_key))
 
     def _options(self, epoch: Optional[int], query_id: str) -> dict[str, str]:
         k = self.k
