@@ -128,6 +128,9 @@ class ScanContext:
     # them after the physical columns. Only factories with ``readable_metadata`` get any.
     metadata: list[tuple[str, str, DataType]] = field(default_factory=list)
     primary_key: tuple[str, ...] = ()
+    # The lookup side of a processing-time temporal join (``ConnectorFactory.lookup_source``):
+    # a batch DataFrame that reads the table afresh at each action (each epoch).
+    lookup: bool = False
 
 
 @dataclass
@@ -258,6 +261,11 @@ class ConnectorFactory:
     # Metadata keys a source can read / a sink can write (``col TYPE METADATA FROM 'key'``).
     readable_metadata: tuple[str, ...] = ()
     writable_metadata: tuple[str, ...] = ()
+    # Whether the table can be the lookup side of a processing-time temporal join
+    # (``JOIN t FOR SYSTEM_TIME AS OF o.proc_time``): then it is not one of the job's
+    # streaming sources; each epoch joins its rows with the table as it is then
+    # (``ScanContext.lookup``).
+    lookup_source: bool = False
 
     def scan(self, ctx: ScanContext) -> ScanResult:
         raise ConnectorError(f"Connector '{self.identifier}' can only be used as a sink.")

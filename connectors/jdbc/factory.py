@@ -89,6 +89,7 @@ def _json_columns(columns: list[tuple[str, DataType]]) -> list[tuple[Column, Dat
 class JdbcFactory(ConnectorFactory):
     identifier = "jdbc"
     accepts_updates = True  # upsert on the primary key; checked against the DDL at sink()
+    lookup_source = True
 
     def scan(self, ctx: ScanContext) -> ScanResult:
         o = JO.parse(ctx.options, ctx.table_name)

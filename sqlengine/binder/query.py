@@ -210,6 +210,8 @@ class QueryBinder:
             else:
                 expr_ast = parse_one(f"SELECT {col.expr_sql}").expressions[0]
                 e = ExprBinder(scope).bind(expr_ast)
+                if self.streaming and isinstance(e, P.Call) and e.name.upper() == "PROCTIME":
+                    e = _with_time_attr(e, "PROCTIME")
             if col.name in wm:
                 check_rowtime_type(col.name, e.type, self.span(node))
                 if self.streaming and not isinstance(e, P.ColRef):

@@ -386,6 +386,9 @@ def _const_infer(t: DataType):
 
 scalar("CURRENT_TIMESTAMP", "NOW", "CURRENT_ROW_TIMESTAMP", infer=_const_infer(LTZ_T(3, False)))(
     lambda cols, args, r, ctx: _now(ctx))
+# PROCTIME(): the processing time; a computed column of it is a processing-time attribute
+# (the binder marks it), e.g. the time of a lookup join (``FOR SYSTEM_TIME AS OF o.proc``).
+scalar("PROCTIME", infer=_const_infer(LTZ_T(3, False)))(lambda cols, args, r, ctx: _now(ctx))
 scalar("LOCALTIMESTAMP", infer=_const_infer(TIMESTAMP_T(3, False)))(
     lambda cols, args, r, ctx: to_wall_clock(_now(ctx), LTZ_T(3), ctx.local_time_zone))
 scalar("CURRENT_DATE", infer=_const_infer(DATE_T(False)))(

@@ -12,15 +12,27 @@ Points: ``epoch-start``, ``state-write`` (a stateful operator's new state versio
 committed the epoch to the source), ``kafka-read`` (a task read a first batch),
 ``kafka-produced`` (a writer task produced its records, its transaction not committed),
 ``kafka-committed`` (one writer task committed, the others maybe not), ``recovery``
-(the Kafka sink resolving open transactions at job start).
+(a transactional sink resolving what a crash left open, at job start), ``jdbc-written``
+(a PostgreSQL writer task wrote its rows, not prepared), ``jdbc-prepared`` (it prepared
+its transaction), ``jdbc-committing`` (the driver committed one task's prepared
+transaction, the others not yet).
+
+``SQLENGINE_FAULT_ACTION=pause:<folder>`` pauses instead of killing, for outage tests:
+the first process to reach the point (after skipping ``SQLENGINE_FAULT_SKIP`` arrivals in
+that process) creates ``<folder>/reached`` and waits until ``<folder>/resume`` exists
+(at most 5 minutes), so a test can stop a broker or a database at that exact point.
 """
 from __future__ import annotations
 
 import os
 import signal
+import time
 
 ENV = "SQLENGINE_FAULT"
 PGID = "SQLENGINE_FAULT_PGID"
+ACTION = "SQLENGINE_FAULT_ACTION"
+SKIP = "SQLENGINE_FAULT_SKIP"
+_arrivals = {"n": 0}
 
 
 def arm() -> None:
@@ -33,6 +45,10 @@ def arm() -> None:
 def reached(point: str) -> None:
     if os.environ.get(ENV) != point:
         return
+    action = os.environ.get(ACTION, "kill")
+    if action.startswith("pause:"):
+        _pause(action[len("pause:"):])
+        return
     group = os.environ.get(PGID)
     if group:
         try:
@@ -40,3 +56,18 @@ def reached(point: str) -> None:
         except OSError:
             pass
     os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _pause(folder: str) -> None:
+    _arrivals["n"] += 1
+    if _arrivals["n"] <= int(os.environ.get(SKIP, "0") or 0):
+        return
+    try:
+        fd = os.open(os.path.join(folder, "reached"), os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileExistsError:  # another process (or an earlier arrival) paused already
+        return
+    os.close(fd)
+    resume = os.path.join(folder, "resume")
+    deadline = time.monotonic() + 300
+    while not os.path.exists(resume) and time.monotonic() < deadline:
+        time.sleep(0.05)

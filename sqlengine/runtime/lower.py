@@ -160,7 +160,17 @@ class Lowerer:
         st.scan_cache[node] = low = self._scan(node)
         return low
 
-    def _scan(self, node: P.TableScan) -> Lowered:
+    def lookup_scan(self, node: P.TableScan) -> Lowered:
+        """The lookup side of a processing-time temporal join in a streaming job: a batch
+        DataFrame that reads the table when an epoch's action runs (never persisted)."""
+        st = self.state
+        key = ("lookup", node)
+        low = st.scan_cache.get(key)
+        if low is None:
+            st.scan_cache[key] = low = self._scan(node, lookup=True)
+        return low
+
+    def _scan(self, node: P.TableScan, lookup: bool = False) -> Lowered:
         st = self.state
         factory = factory_for(node.connector or None, node.table)
         opts = Options(node.connector, dict(node.options))
@@ -168,15 +178,20 @@ class Lowerer:
         physical = node.fields[:len(node.fields) - n_meta]
         check_metadata(factory, node.table, [k for _, k in node.metadata], source=True)
         meta = [(name, key, f.type) for (name, key), f in zip(node.metadata, node.fields[len(physical):])]
-        result = factory.scan(ScanContext(st.spark, st.streaming, st.parallelism, node.table,
+        result = factory.scan(ScanContext(st.spark, st.streaming and not lookup, st.parallelism, node.table,
                                           [(f.name, f.type) for f in physical], opts,
-                                          st.ctx.local_time_zone, st.job_id, st.conf, meta, node.primary_key))
-        st.scans.append(result)
+                                          st.ctx.local_time_zone, st.job_id, st.conf, meta, node.primary_key,
+                                          lookup=lookup))
+        if not lookup:
+            st.scans.append(result)
         df = result.df
         if result.metrics:
             df = df.observe(f"metrics_{len(st.scans)}", *[c.alias(k) for k, c in result.metrics.items()])
         if df.isStreaming:
             st.has_stream_source = True
+        if lookup:
+            cols = [F.col(_quoted(f.name)).alias(f"f{i}") for i, f in enumerate(node.fields)]
+            return Lowered(df.where(~F.col(EOI)).select(*cols))
         cols = [F.col(_quoted(f.name)).alias(f"f{i}") for i, f in enumerate(node.fields)]
         keep_eoi = st.streaming and df.isStreaming
         out = df.select(*cols, F.col(EOI)) if keep_eoi else df.where(~F.col(EOI)).select(*cols)

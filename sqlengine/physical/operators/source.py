@@ -17,6 +17,9 @@ class TableSourceScan(Operator):
     def lower_epoch(self, lw, node: P.TableScan) -> Lowered:
         """The epoch's rows of this source; an ended bounded source holds the final watermark."""
         from sqlengine.runtime.streaming.epoch import WM_MAX, WM_MIN
+        if node in lw.lookups:  # the table as it is now, for a lookup join; holds no time back
+            lw.wm[node] = WM_MAX
+            return lw.lookup_scan(node)
         lw.wm[node] = WM_MAX if lw.scan_ended(node) else WM_MIN
         return lw.scan_delta(node)
 

@@ -146,8 +146,10 @@ class EpochLowerer(Lowerer):
     (an operator that holds back or sets time, like a watermark assigner, overrides it)."""
 
     def __init__(self, state: LowerState, ep: Epoch, scan_delta: Callable[[P.TableScan], Lowered],
-                 scan_ended: Callable[[P.TableScan], bool], watermarked: frozenset = frozenset()):
+                 scan_ended: Callable[[P.TableScan], bool], watermarked: frozenset = frozenset(),
+                 lookups: frozenset = frozenset()):
         super().__init__(state)
+        self.lookups = lookups  # scans read as lookup tables (runner.lookup_scans)
         self.ep = ep
         self.scan_delta = scan_delta
         self.scan_ended = scan_ended
@@ -231,6 +233,8 @@ class EpochDriver:
         self.epoch_done = epoch_done or []
         self.ids = dag.ids()
         self.watermarked = frozenset(dag.watermarked())
+        from sqlengine.runtime.streaming.runner import lookup_scans
+        self.lookups = lookup_scans(dag)
         self.reuse = _reads_batch_twice(dag)
         self.done_epoch: Optional[int] = None
         self.bounded = True  # set by the runner: every source can end
@@ -280,7 +284,7 @@ class EpochDriver:
                 ended = [a or b for a, b in zip(ended, before)]
             ep.meta_out["ended"] = ended
             lw = EpochLowerer(self.state, ep, lambda n: self._delta(batch, n, rows),
-                              lambda n: ended[self.scans.index(n)], self.watermarked)
+                              lambda n: ended[self.scans.index(n)], self.watermarked, self.lookups)
             for out, consume in zip(lw.run(self.dag), self.consumers):
                 reached("before-sink")
                 consume(out, epoch_id)

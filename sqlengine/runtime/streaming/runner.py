@@ -4,7 +4,7 @@ which every bounded input ended (commit log written)."""
 from __future__ import annotations
 
 import os
-from typing import Callable
+from typing import Callable, Optional
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
@@ -23,7 +23,37 @@ EOI_ANY = "__eoi_any"
 
 
 def distinct_scans(dag: Dag) -> list[P.TableScan]:
-    return [n.logical for n in dag.nodes if isinstance(n.logical, P.TableScan)]
+    """The job's streaming sources (lookup tables are read by the joins themselves)."""
+    lookups = lookup_scans(dag)
+    return [n.logical for n in dag.nodes if isinstance(n.logical, P.TableScan) and n.logical not in lookups]
+
+
+def lookup_side(node: P.Node) -> Optional[P.TableScan]:
+    """The table scan under the right input of a processing-time temporal join, through
+    projections and filters, when its connector is a lookup source."""
+    from connectors.base import factory_for
+    if not isinstance(node, P.TemporalJoin) or node.right_time >= 0:
+        return None
+    r = node.right
+    while isinstance(r, P.Calc):
+        r = r.input
+    if not isinstance(r, P.TableScan):
+        return None
+    try:
+        factory = factory_for(r.connector or None, r.table)
+    except Exception:  # noqa: BLE001 - reported when the scan is lowered
+        return None
+    return r if factory.lookup_source else None
+
+
+def lookup_scans(dag: Dag) -> frozenset:
+    out = set()
+    for n in dag.nodes:
+        side = lookup_side(n.logical)
+        if side is not None:
+            out.add(side)
+    # a table read both as a lookup side and as a stream elsewhere stays a stream there too
+    return frozenset(out)
 
 
 def tagged_sources(frames: list[DataFrame]) -> DataFrame:

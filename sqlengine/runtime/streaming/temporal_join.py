@@ -61,6 +61,13 @@ def _lookup(lw, node: P.TemporalJoin, left: Lowered, right: Lowered) -> Lowered:
     ep = lw.ep
     nl, nr = len(node.left.schema), len(node.right.schema)
     dl = signed(left.df, False, nl)
+    from sqlengine.runtime.streaming.runner import lookup_side
+    if lookup_side(node) is not None:  # a lookup table: its rows as they are in this epoch, no state
+        if left.empty:
+            return lw.nothing(node, False)
+        current = ep.persist(signed(right.df, False, nr))
+        kind = "LEFT" if node.kind == "LEFT" else "INNER"
+        return Lowered(ep.persist(expand(join_frames(lw, node, dl, current, kind))))
     dr = epoch_delta(right.df, right.updating, nr)
     table = ep.store.table(ep.ids[node], "right", dr.schema, [f"f{k}" for k in node.right_keys])
     current = ep.persist(net(table.read(ep.epoch).unionByName(dr), fcols(nr)))

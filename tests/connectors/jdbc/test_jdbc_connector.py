@@ -136,3 +136,47 @@ def test_errors_and_secrets(session, postgres):
         session.execute_sql("INSERT INTO down VALUES (1)").wait()
     assert "Could not connect to PostgreSQL at jdbc:postgresql://127.0.0.1:1/postgres" in str(err.value)
     assert "topsecret" not in str(err.value)
+
+
+def test_lookup_join_reads_the_table_as_it_is(session, postgres, tmp_path, monkeypatch):
+    """``JOIN dim FOR SYSTEM_TIME AS OF o.proc``: each epoch joins the table's rows as they are
+    when it runs. The job pauses before its second epoch while the test renames every row."""
+    import threading
+    dim = postgres.new_table("id bigint PRIMARY KEY, name text")
+    postgres.run(f"INSERT INTO {dim} SELECT g, 'n' || g FROM generate_series(0, 4) g")
+    out = postgres.new_table("id bigint, name text")
+    session.execute_sql("SET 'sqlengine.source.max-rows-per-epoch' = '50'")
+    session.execute_sql("CREATE TABLE orders (id BIGINT, cid AS id % 7, proc AS PROCTIME()) WITH ("
+                        "'connector' = 'datagen', 'number-of-rows' = '100', 'rows-per-second' = '100000', "
+                        "'fields.id.kind' = 'sequence', 'fields.id.start' = '0', 'fields.id.end' = '99')")
+    assert "*PROCTIME*" in session.execute_sql("DESCRIBE orders").render()
+    session.execute_sql(postgres.ddl("dim", dim, "id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED"))
+    session.execute_sql(postgres.ddl("out", out, "id BIGINT, name STRING"))
+    pause = tmp_path / "pause"
+    pause.mkdir()
+    monkeypatch.setenv("SQLENGINE_FAULT", "epoch-start")
+    monkeypatch.setenv("SQLENGINE_FAULT_ACTION", f"pause:{pause}")
+    monkeypatch.setenv("SQLENGINE_FAULT_SKIP", "1")  # the second epoch
+    errors = []
+
+    def run():
+        try:
+            session.execute_sql("INSERT INTO out SELECT o.id, d.name FROM orders AS o LEFT JOIN dim "
+                                "FOR SYSTEM_TIME AS OF o.proc AS d ON o.cid = d.id").wait()
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+
+    job = threading.Thread(target=run)
+    job.start()
+    while not (pause / "reached").exists() and job.is_alive():
+        job.join(0.05)
+    postgres.run(f"UPDATE {dim} SET name = 'm' || id")
+    (pause / "resume").touch()
+    job.join()
+    assert not errors
+    rows = sorted(postgres.run(f"SELECT id, name FROM {out}"))
+    assert len(rows) == 100
+    first = {i for i, n in rows if n is not None and n.startswith("n")}
+    assert first and all(i < min(j for j, n in rows if n is not None and n.startswith("m")) for i in first)
+    assert all(n is None for i, n in rows if i % 7 > 4)
+    assert all(n[1:] == str(i % 7) for i, n in rows if n is not None)
