@@ -145,6 +145,9 @@ class JdbcSink(Sink):
         self.keys = list(ctx.primary_key)
         self.explain = f"JdbcSink(table={o.table}, {'upsert' if self.keys else 'append'}, guarantee={o.guarantee})"
         self._recovered = False
+        # Registered with the job's session now: a micro-batch's DataFrame belongs to a
+        # clone of it, where a data source registered later is not found.
+        self._source = register_source(ctx.spark)
 
     def rows(self, df):
         cols = [(n, t) for n, t in self.ctx.columns]
@@ -179,8 +182,7 @@ class JdbcSink(Sink):
         elif self.o.sink_parallelism:
             rows = rows.repartition(self.o.sink_parallelism, *(keys or [F.col("__json")]))
         rows = rows.drop(*[f"__k{i}" for i in range(len(self.keys))])
-        name = register_source(rows.sparkSession)
-        rows.write.format(name).mode("append").options(**opts).save()
+        rows.write.format(self._source).mode("append").options(**opts).save()
 
     def write_batch(self, df) -> None:
         self._write(df, None, uuid.uuid4().hex)

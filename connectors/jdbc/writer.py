@@ -173,6 +173,7 @@ class JdbcBatchWriter(DataSourceArrowWriter):
                 _commit_prepared(conn, xid, self.options)
                 if i == 0:
                     reached("jdbc-committing")
+            reached("jdbc-committed")
         finally:
             conn.close()
 

@@ -219,6 +219,9 @@ class KafkaSink(Sink):
         meta = dict(ctx.metadata)
         self.meta_cols = {key: name for name, key in meta.items()}
         self.physical = [(n, t) for n, t in ctx.columns if n not in meta]
+        # Registered with the job's session now: a micro-batch's DataFrame belongs to a
+        # clone of it, where a data source registered later is not found.
+        self._source = register_source(ctx.spark)
 
     # -- rows -> records ---------------------------------------------------------------------
     def records(self, df):
@@ -287,8 +290,7 @@ class KafkaSink(Sink):
             recs = recs.repartition(tasks, *[F.col(c) for c in recs.columns if c != "__headers"])
         elif self.k.upsert:
             recs = recs.repartition(self.ctx.max_parallelism, F.col("__key"))
-        name = register_source(recs.sparkSession)
-        recs.write.format(name).mode("append").options(**opts).save()
+        recs.write.format(self._source).mode("append").options(**opts).save()
 
     def write_batch(self, df) -> None:
         self._write(df, None, uuid.uuid4().hex)

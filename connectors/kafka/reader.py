@@ -332,6 +332,7 @@ class GroupOffsets:
 
     def __call__(self, end: dict) -> None:
         from confluent_kafka import Consumer, TopicPartition
+        reached("group-offsets")
         if self._consumer is None:
             self._consumer = Consumer({**client(self.options), "enable.auto.commit": False})
         try:
@@ -429,6 +430,7 @@ class KafkaStreamReader(DataSourceStreamReader):
             out["phase"] = EOI_PLANNED  # the micro-batch reading the last records also ends the input
         if out["phase"] == DATA and end == start["pos"]:
             return start if start.get("src") == self.token else {**start, "src": self.token}
+        reached("kafka-plan")
         return out
 
     def partitions(self, start: dict, end: dict) -> list[InputPartition]:

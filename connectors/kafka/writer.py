@@ -114,6 +114,7 @@ class KafkaBatchWriter(DataSourceArrowWriter):
             if done >= epoch + 1:
                 return Written(task, 0, skipped=True)
             producer.begin_transaction()
+            reached("kafka-txn-begun")
             n = _produce_all(producer, self.topic, iterator, task, self.options)
             left = producer.flush(self.timeout)
             if left or errors:

@@ -6,16 +6,21 @@ the first process that reaches the point kills the job with SIGKILL: the process
 in ``SQLENGINE_FAULT_PGID`` (the CLI, its JVM) and then itself. Unset, ``reached`` costs
 one dictionary lookup.
 
-Points: ``epoch-start``, ``state-write`` (a stateful operator's new state version),
+Points: ``restore`` (a job restoring from its checkpoint, before its query starts),
+``epoch-start``, ``end-of-input`` (the epoch in which every bounded source ended),
+``state-read`` (a stateful operator reads its state), ``state-write`` (a stateful operator's new state version),
 ``before-sink``, ``after-sink`` (every sink wrote, the epoch's facts not yet recorded),
 ``after-meta`` (recorded, Spark's commit log not yet written), ``source-commit`` (Spark
-committed the epoch to the source), ``kafka-read`` (a task read a first batch),
+committed the epoch to the source), ``kafka-plan`` (the driver planned an epoch's offset
+ranges, not yet in Spark's offsets log), ``kafka-read`` (a task read a first batch),
+``group-offsets`` (committing an epoch's offsets to the consumer group),
+``kafka-txn-begun`` (a writer task began its transaction, nothing produced),
 ``kafka-produced`` (a writer task produced its records, its transaction not committed),
 ``kafka-committed`` (one writer task committed, the others maybe not), ``recovery``
 (a transactional sink resolving what a crash left open, at job start), ``jdbc-written``
 (a PostgreSQL writer task wrote its rows, not prepared), ``jdbc-prepared`` (it prepared
 its transaction), ``jdbc-committing`` (the driver committed one task's prepared
-transaction, the others not yet).
+transaction, the others not yet), ``jdbc-committed`` (all committed, Spark not told).
 
 ``SQLENGINE_FAULT_ACTION=pause:<folder>`` pauses instead of killing, for outage tests:
 the first process to reach the point (after skipping ``SQLENGINE_FAULT_SKIP`` arrivals in

@@ -141,6 +141,9 @@ class JobRunner:
                 f"Cannot restore from '{root}': it holds no checkpoint of this statement (the "
                 f"checkpoint there was written by another statement; a checkpoint restores only "
                 f"the job that wrote it).")
+        if self.conf.get("execution.state-recovery.path"):
+            from sqlengine.runtime.faults import reached
+            reached("restore")
         job.queries.append(self._start_epochs(live, state, location))
         if wait:
             self.wait(job, state)

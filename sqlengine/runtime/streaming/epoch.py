@@ -283,6 +283,8 @@ class EpochDriver:
                 before = meta_in.get("ended") or [False] * len(ended)
                 ended = [a or b for a, b in zip(ended, before)]
             ep.meta_out["ended"] = ended
+            if all(ended):
+                reached("end-of-input")
             lw = EpochLowerer(self.state, ep, lambda n: self._delta(batch, n, rows),
                               lambda n: ended[self.scans.index(n)], self.watermarked, self.lookups)
             for out, consume in zip(lw.run(self.dag), self.consumers):

@@ -90,6 +90,7 @@ class Table:
             [self._dir(e) for e in deltas]
         if not dirs:
             return self.empty()
+        reached("state-read")
         df = self.spark.read.schema(self.schema).option("basePath", self.path).parquet(*dirs)
         return df.select(*[F.col(f"`{f.name}`") for f in self.schema.fields])
 

@@ -62,10 +62,11 @@ class Postgres:
         if os.geteuid() == 0:
             os.chmod(self.workdir, 0o755)
             shutil.chown(self.workdir, "postgres", "postgres")
-        subprocess.run([str(bindir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres",
-                        "-E", "UTF8", "--no-sync", "--locale=C"],
-                       check=True, capture_output=True, cwd=self.workdir, **self._as_owner())
-        with open(self.workdir / "postgres.log", "wb") as log:
+        if not (data / "PG_VERSION").exists():  # a restart keeps its data (and prepared transactions)
+            subprocess.run([str(bindir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres",
+                            "-E", "UTF8", "--no-sync", "--locale=C"],
+                           check=True, capture_output=True, cwd=self.workdir, **self._as_owner())
+        with open(self.workdir / "postgres.log", "ab") as log:
             self.proc = subprocess.Popen(
                 [str(bindir / "postgres"), "-D", str(data), "-p", str(self.port), "-k", str(self.workdir),
                  "-c", "listen_addresses=127.0.0.1", "-c", "max_prepared_transactions=64",
@@ -88,7 +89,8 @@ class Postgres:
                 time.sleep(0.1)
         raise RuntimeError(f"PostgreSQL did not start within {START_SECONDS} s: see {self.workdir / 'postgres.log'}")
 
-    def stop(self) -> None:
+    def stop(self, keep: bool = False) -> None:
+        """Shut down; ``keep``: keep the data folder for a restart (``start`` again)."""
         if self.proc is not None and self.proc.poll() is None:
             self.proc.send_signal(2)  # SIGINT: fast shutdown (rolls back sessions, keeps prepared transactions)
             try:
@@ -96,4 +98,5 @@ class Postgres:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        shutil.rmtree(self.workdir, ignore_errors=True)
+        if not keep:
+            shutil.rmtree(self.workdir, ignore_errors=True)

@@ -98,10 +98,20 @@ class Broker:
         cluster_id = _cluster_id()
         subprocess.run(java + ["kafka.tools.StorageTool", "format", "-t", cluster_id, "-c", str(props)],
                        check=True, capture_output=True)
-        with open(self.workdir / "broker.log", "wb") as log:  # the child keeps its own descriptor
-            self.proc = subprocess.Popen(java + ["kafka.Kafka", str(props)], stdout=log, stderr=subprocess.STDOUT)
-        self._wait_ready()
+        self._java = java
+        self._launch(props)
         return self
+
+    def _launch(self, props: Path) -> None:
+        with open(self.workdir / "broker.log", "ab") as log:  # the child keeps its own descriptor
+            self.proc = subprocess.Popen(self._java + ["kafka.Kafka", str(props)], stdout=log,
+                                         stderr=subprocess.STDOUT)
+        self._wait_ready()
+
+    def restart(self) -> None:
+        """Stop the broker (a clean shutdown) and start it again on the same ports and data."""
+        self.stop()
+        self._launch(self.workdir / "server.properties")
 
     def _wait_ready(self) -> None:
         from confluent_kafka.admin import AdminClient

@@ -1,4 +1,4 @@
-"""Crash matrix: Kafka pipelines killed with SIGKILL at named points, restarted from their
+"""Crash matrix: Kafka pipelines (into Kafka, upsert-kafka and PostgreSQL) killed with SIGKILL at named points, restarted from their
 checkpoint, must commit exactly the expected output (nothing lost, nothing duplicated).
 
 Each pipeline runs as a chain of real CLI processes on one checkpoint: run k is started
@@ -24,8 +24,19 @@ from pathlib import Path
 from tests.connectors.kafka.kafka_util import new_topic, produce, read_all
 from tests.e2e.conftest import ROOT
 
-POINTS = ["recovery", "epoch-start", "kafka-read", "state-write", "before-sink", "kafka-produced",
-          "kafka-committed", "after-sink", "after-meta", "source-commit"]
+# Kill points (sqlengine/runtime/faults.py) per pipeline, 20 distinct ones across the three:
+# reading (planning offsets, reading records), updating state (reading, writing), writing
+# (a Kafka transaction begun, produced, committed; PostgreSQL rows written, prepared, one
+# task committed, all committed), the runtime's epoch boundaries (start, before and after
+# the sinks, epoch recorded, source committed, consumer-group offsets, the end of input),
+# and recovery itself (a sink resolving open transactions, a job restoring its checkpoint).
+# A point only reachable after an epoch was committed comes after one that commits.
+WINDOW_POINTS = ["kafka-plan", "kafka-read", "state-write", "kafka-txn-begun", "kafka-produced",
+                 "kafka-committed", "state-read", "end-of-input"]
+UPSERT_POINTS = ["recovery", "epoch-start", "before-sink", "kafka-produced", "after-sink", "after-meta",
+                 "group-offsets", "source-commit", "restore"]
+JDBC_POINTS = ["recovery", "kafka-read", "state-write", "jdbc-written", "jdbc-prepared", "jdbc-committing",
+               "jdbc-committed", "source-commit"]
 N = 360  # input records; 120 per epoch (3 epochs)
 
 
@@ -50,6 +61,7 @@ FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY ite
 UPSERT_SQL = """
 CREATE TABLE bids (id BIGINT, item STRING, price INT, ts TIMESTAMP(3))
   WITH ('connector' = 'kafka', 'topic' = '{src}', 'properties.bootstrap.servers' = '{bs}',
+        'properties.group.id' = 'fm-{src}',
         'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', 'format' = 'json');
 CREATE TABLE totals (item STRING, n BIGINT, total BIGINT, PRIMARY KEY (item) NOT ENFORCED)
   WITH ('connector' = 'upsert-kafka', 'topic' = '{dst}', 'properties.bootstrap.servers' = '{bs}',
@@ -57,6 +69,21 @@ CREATE TABLE totals (item STRING, n BIGINT, total BIGINT, PRIMARY KEY (item) NOT
         'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = 'fm-{dst}');
 INSERT INTO totals SELECT item, COUNT(*), SUM(price) FROM bids GROUP BY item;
 """
+
+
+JOIN_SQL = """
+CREATE TABLE bids (id BIGINT, item STRING, price INT, ts TIMESTAMP(3))
+  WITH ('connector' = 'kafka', 'topic' = '{src}', 'properties.bootstrap.servers' = '{bs}',
+        'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', 'format' = 'json');
+CREATE TABLE items (item STRING, label STRING)
+  WITH ('connector' = 'kafka', 'topic' = '{dim}', 'properties.bootstrap.servers' = '{bs}',
+        'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', 'format' = 'json');
+CREATE TABLE sold (id BIGINT, label STRING, price INT)
+  WITH ('connector' = 'jdbc', 'url' = '{jdbc_url}', 'table-name' = '{dst}', 'username' = 'postgres',
+        'sink.delivery-guarantee' = 'exactly-once');
+INSERT INTO sold SELECT b.id, i.label, b.price FROM bids AS b JOIN items AS i ON b.item = i.item;
+"""
+ITEMS = [{"item": f"i{k}", "label": f"label-{k}"} for k in range(3)]  # i3 has no label: its bids drop
 
 
 def _window_expected(bids) -> Counter:
@@ -93,6 +120,15 @@ def _upsert_output(bs: str, topic: str) -> Counter:
     return Counter(json.dumps(v, sort_keys=True) for v in table.values())
 
 
+def _join_expected(bids) -> Counter:
+    labels = {d["item"]: d["label"] for d in ITEMS}
+    return Counter((b["id"], labels[b["item"]], b["price"]) for b in bids if b["item"] in labels)
+
+
+def _table_output(pg, table: str) -> Counter:
+    return Counter(pg.run(f"SELECT id, label, price FROM {table}"))
+
+
 def _run(script: Path, ckpt: Path, restore: bool, fault: str | None) -> subprocess.CompletedProcess:
     args = [sys.executable, "-m", "shell.cli", "-D", "spark.master=local[2]", "-f", str(script),
             "-D", f"execution.checkpointing.dir={ckpt}", "-D", "pipeline.job-id=matrix",
@@ -107,46 +143,62 @@ def _run(script: Path, ckpt: Path, restore: bool, fault: str | None) -> subproce
                           timeout=600)
 
 
-def _chain(name: str, sql: str, expected: Counter, output, bs: str, tmp: Path, matrix: dict) -> None:
-    src, dst = new_topic(bs, 2), new_topic(bs, 2)
+def _chain(name: str, sql: str, expected: Counter, output, bs: str, tmp: Path, matrix: dict,
+           points: list[str], pg=None) -> None:
+    src = new_topic(bs, 2)
     bids = _bids()
     produce(bs, src, [{"value": b, "partition": i % 2} for i, b in enumerate(bids)])
+    if pg is not None:  # Kafka -> join -> PostgreSQL
+        dim = new_topic(bs, 1)
+        produce(bs, dim, [{"value": d} for d in ITEMS])
+        dst = pg.new_table("id bigint, label text, price int")
+        script_sql = sql.format(src=src, dim=dim, dst=dst, bs=bs, jdbc_url=pg.jdbc_url)
+        read = lambda: output(pg, dst)  # noqa: E731
+    else:
+        dst = new_topic(bs, 2)
+        script_sql = sql.format(src=src, dst=dst, bs=bs)
+        read = lambda: output(bs, dst)  # noqa: E731
     script = tmp / f"{name}.sql"
-    script.write_text(sql.format(src=src, dst=dst, bs=bs))
+    script.write_text(script_sql)
     ckpt = tmp / f"ckpt-{name}"
     started = False
-    for point in POINTS:
+    final_only = output is _upsert_output
+    for point in points:
         res = _run(script, ckpt, started, point)
         assert res.returncode == -signal.SIGKILL, \
             f"{name}: the run with fault {point} was not killed (rc {res.returncode}): {res.stderr[-1500:]}"
         started = started or (ckpt / "matrix").exists() and any((ckpt / "matrix").glob("*/commits/*"))
-        # window results are final once committed: none may be repeated or unexpected (an
-        # upsert topic's history may repeat a key; its final table is checked at the end)
-        got = output(bs, dst)
-        matrix[(name, point)] = [0, sum((got - expected).values()) if output is _window_output else 0]
+        # committed results are final: none may be repeated or unexpected (an upsert topic's
+        # history may repeat a key; its final table is checked at the end)
+        got = read()
+        matrix[(name, point)] = [0, 0 if final_only else sum((got - expected).values())]
     res = _run(script, ckpt, started, None)
     assert res.returncode == 0, res.stderr[-2000:]
-    got = output(bs, dst)
+    got = read()
     lost = sum((expected - got).values())
     duplicated = sum((got - expected).values())
-    for point in POINTS:
+    for point in points:
         matrix[(name, point)][0] += lost
         matrix[(name, point)][1] += duplicated
+    if pg is not None:
+        assert pg.run("SELECT count(*) FROM pg_prepared_xacts") == [(0,)]
 
 
-def test_kafka_pipelines_survive_sigkill_at_every_point(kafka_bootstrap, tmp_path):
+def test_kafka_pipelines_survive_sigkill_at_every_point(kafka_bootstrap, postgres, tmp_path):
     matrix: dict = {}
     bids = _bids()
-    chains = [("window->kafka", WINDOW_SQL, _window_expected(bids), _window_output),
-              ("group-by->upsert-kafka", UPSERT_SQL, _upsert_expected(bids), _upsert_output)]
-    # The two chains run side by side (separate topics, checkpoints and transactional ids):
-    # much of a run is JVM start-up and waiting on the broker.
+    chains = [("window->kafka", WINDOW_SQL, _window_expected(bids), _window_output, WINDOW_POINTS, None),
+              ("group-by->upsert-kafka", UPSERT_SQL, _upsert_expected(bids), _upsert_output, UPSERT_POINTS, None),
+              ("join->postgresql", JOIN_SQL, _join_expected(bids), _table_output, JDBC_POINTS, postgres)]
+    # The chains run side by side (separate topics, tables, checkpoints and transactional
+    # ids): much of a run is JVM start-up and waiting on the broker.
     with ThreadPoolExecutor(max_workers=len(chains)) as pool:
-        for done in [pool.submit(_chain, *c, kafka_bootstrap, tmp_path, matrix) for c in chains]:
+        for done in [pool.submit(_chain, name, sql, exp, out, kafka_bootstrap, tmp_path, matrix, points, pg)
+                     for name, sql, exp, out, points, pg in chains]:
             done.result()
-    matrix = {k: matrix[k] for c in chains for k in [(c[0], p) for p in POINTS]}
+    matrix = {k: matrix[k] for c in chains for k in [(c[0], p) for p in c[4]]}
     lines = [f"{'pipeline':24s} {'kill point':16s} {'lost':>5s} {'duplicated':>10s}"]
     lines += [f"{p:24s} {k:16s} {lost:5d} {dup:10d}" for (p, k), (lost, dup) in matrix.items()]
     print("\n" + "\n".join(lines))
-    assert len(matrix) >= 20
+    assert len({k for _, k in matrix}) >= 20
     assert all(v == [0, 0] for v in matrix.values()), "\n".join(lines)

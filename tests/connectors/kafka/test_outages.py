@@ -1,0 +1,131 @@
+"""Outages of the real components a job writes to, at exact points of a run (the job is
+paused there by ``SQLENGINE_FAULT_ACTION=pause:<dir>``, sqlengine/runtime/faults.py):
+
+* the Kafka broker restarts between two epochs: the job carries on and its exactly-once
+  output is exact;
+* PostgreSQL goes down while an epoch's transactions are prepared and not committed: the
+  job fails with one error line naming PostgreSQL; after the server is back, rerunning
+  the script from the checkpoint completes the epoch, and the table is exact.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from tests.connectors.kafka.kafka_util import new_topic, produce, read_all
+from tests.e2e.conftest import ROOT
+
+
+def _cli(script: Path, ckpt: Path, restore: bool, env_extra: dict) -> subprocess.Popen:
+    args = [sys.executable, "-m", "shell.cli", "-D", "spark.master=local[2]", "-f", str(script),
+            "-D", f"execution.checkpointing.dir={ckpt}", "-D", "pipeline.job-id=outage",
+            "-D", "sqlengine.source.max-rows-per-epoch=100", "-D", "parallelism.default=2"]
+    if restore:
+        args += ["-D", f"execution.state-recovery.path={ckpt / 'outage'}"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SQLENGINE_FAULT")}
+    env.update(env_extra)
+    return subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+
+def _paused(folder: Path, point: str, skip: int = 0) -> dict:
+    folder.mkdir(parents=True, exist_ok=True)
+    return {"SQLENGINE_FAULT": point, "SQLENGINE_FAULT_ACTION": f"pause:{folder}", "SQLENGINE_FAULT_SKIP": str(skip)}
+
+
+def _wait_reached(proc: subprocess.Popen, folder: Path) -> None:
+    done = threading.Event()
+    while not (folder / "reached").exists():
+        if proc.poll() is not None:
+            out, err = proc.communicate()
+            pytest.fail(f"the job ended before the pause point: {err[-2000:]}")
+        done.wait(0.05)
+
+
+@pytest.fixture(scope="module")
+def own_broker(tmp_path_factory):
+    """A broker of this module's own: the test restarts it."""
+    from tests.connectors.kafka.broker import Broker
+    broker = Broker(tmp_path_factory.mktemp("kafka-outage")).start()
+    try:
+        yield broker
+    finally:
+        broker.stop()
+
+
+def test_broker_restart_mid_run_loses_and_duplicates_nothing(own_broker, tmp_path):
+    bs = own_broker.bootstrap
+    src, dst = new_topic(bs, 2), new_topic(bs, 2)
+    records = [{"id": i, "item": f"i{i % 3}"} for i in range(300)]
+    produce(bs, src, [{"value": r, "partition": i % 2} for i, r in enumerate(records)])
+    script = tmp_path / "job.sql"
+    script.write_text(f"""
+CREATE TABLE src (id BIGINT, item STRING) WITH ('connector' = 'kafka', 'topic' = '{src}',
+  'properties.bootstrap.servers' = '{bs}', 'scan.startup.mode' = 'earliest-offset',
+  'scan.bounded.mode' = 'latest-offset', 'format' = 'json');
+CREATE TABLE dst (id BIGINT, item STRING) WITH ('connector' = 'kafka', 'topic' = '{dst}',
+  'properties.bootstrap.servers' = '{bs}', 'format' = 'json', 'sink.delivery-guarantee' = 'exactly-once',
+  'sink.transactional-id-prefix' = 'outage-{dst}');
+INSERT INTO dst SELECT id, item FROM src WHERE id % 5 <> 0;
+""")
+    pause = tmp_path / "pause"
+    proc = _cli(script, tmp_path / "ck", False, _paused(pause, "epoch-start", skip=1))  # before epoch 2
+    _wait_reached(proc, pause)
+    own_broker.restart()
+    (pause / "resume").touch()
+    out, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0, err[-2000:]
+    got = Counter(v for _, _, _, v, _ in read_all(bs, dst))
+    import json
+    expected = Counter(json.dumps(r, separators=(",", ":")) for r in records if r["id"] % 5)
+    got = Counter(json.dumps(json.loads(v), separators=(",", ":")) for v in got.elements())
+    assert got == expected
+
+
+def test_postgres_down_during_commit_then_restart_completes(tmp_path):
+    from tests.connectors.jdbc.postgres import Postgres
+    pg = Postgres().start()
+    try:
+        import psycopg
+        with psycopg.connect(pg.url, autocommit=True) as c:
+            c.execute("CREATE TABLE sold (id bigint, item text)")
+        script = tmp_path / "job.sql"
+        script.write_text(f"""
+CREATE TABLE src (id BIGINT, item STRING) WITH ('connector' = 'datagen', 'number-of-rows' = '300',
+  'rows-per-second' = '1000000', 'fields.id.kind' = 'sequence', 'fields.id.start' = '0', 'fields.id.end' = '299',
+  'fields.item.length' = '3');
+CREATE TABLE sold (id BIGINT, item STRING) WITH ('connector' = 'jdbc', 'url' = '{pg.jdbc_url}',
+  'table-name' = 'sold', 'username' = 'postgres', 'password' = 'pw-not-shown',
+  'sink.delivery-guarantee' = 'exactly-once', 'connection.max-retry-timeout' = '3s');
+INSERT INTO sold SELECT id, item FROM src;
+""")
+        pause = tmp_path / "pause"
+        # pause in a writer task after it prepared its transaction of the first epoch
+        proc = _cli(script, tmp_path / "ck", False, _paused(pause, "jdbc-prepared", skip=0))
+        _wait_reached(proc, pause)
+        pg.stop(keep=True)
+        (pause / "resume").touch()
+        out, err = proc.communicate(timeout=600)
+        assert proc.returncode != 0
+        text = out + err
+        assert "[ERROR]" in text and "PostgreSQL" in text, text[-2000:]
+        assert "pw-not-shown" not in text and "Traceback" not in text
+        pg.start()
+        with psycopg.connect(pg.url, autocommit=True) as c:
+            prepared = c.execute("SELECT count(*) FROM pg_prepared_xacts").fetchone()[0]
+        assert prepared >= 1  # the failed epoch's transactions survived the server's restart
+        proc = _cli(script, tmp_path / "ck", True, {})
+        out, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, err[-2000:]
+        with psycopg.connect(pg.url, autocommit=True) as c:
+            rows = c.execute("SELECT id FROM sold").fetchall()
+            left = c.execute("SELECT count(*) FROM pg_prepared_xacts").fetchone()[0]
+        assert sorted(r[0] for r in rows) == list(range(300))
+        assert left == 0
+    finally:
+        pg.stop()
