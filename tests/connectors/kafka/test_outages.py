@@ -3,9 +3,10 @@ paused there by ``SQLENGINE_FAULT_ACTION=pause:<dir>``, sqlengine/runtime/faults
 
 * the Kafka broker restarts between two epochs: the job carries on and its exactly-once
   output is exact;
-* PostgreSQL goes down while an epoch's transactions are prepared and not committed: the
-  job fails with one error line naming PostgreSQL; after the server is back, rerunning
-  the script from the checkpoint completes the epoch, and the table is exact.
+* PostgreSQL goes down while the driver commits an epoch's prepared transactions (one
+  committed, one not): the job fails with one error line naming PostgreSQL; after the
+  server is back, rerunning the script from the checkpoint completes the epoch (the
+  committed task's rows are not written again), and the table is exact.
 """
 from __future__ import annotations
 
@@ -105,8 +106,9 @@ CREATE TABLE sold (id BIGINT, item STRING) WITH ('connector' = 'jdbc', 'url' = '
 INSERT INTO sold SELECT id, item FROM src;
 """)
         pause = tmp_path / "pause"
-        # pause in a writer task after it prepared its transaction of the first epoch
-        proc = _cli(script, tmp_path / "ck", False, _paused(pause, "jdbc-prepared", skip=0))
+        # pause the driver in the second epoch's commit: one writer task's transaction
+        # committed, the other's still prepared
+        proc = _cli(script, tmp_path / "ck", False, _paused(pause, "jdbc-committing", skip=1))
         _wait_reached(proc, pause)
         pg.stop(keep=True)
         (pause / "resume").touch()
@@ -114,11 +116,12 @@ INSERT INTO sold SELECT id, item FROM src;
         assert proc.returncode != 0
         text = out + err
         assert "[ERROR]" in text and "PostgreSQL" in text, text[-2000:]
+        assert "Committing epoch 1 to PostgreSQL table sold at jdbc:postgresql://" in text, text[-2000:]
         assert "pw-not-shown" not in text and "Traceback" not in text
         pg.start()
         with psycopg.connect(pg.url, autocommit=True) as c:
             prepared = c.execute("SELECT count(*) FROM pg_prepared_xacts").fetchone()[0]
-        assert prepared >= 1  # the failed epoch's transactions survived the server's restart
+        assert prepared == 1  # the uncommitted half of the epoch survived the server's restart
         proc = _cli(script, tmp_path / "ck", True, {})
         out, err = proc.communicate(timeout=600)
         assert proc.returncode == 0, err[-2000:]
