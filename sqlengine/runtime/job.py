@@ -257,8 +257,11 @@ class JobRunner:
             except Exception:  # noqa: BLE001 - a dead driver cannot stop its queries
                 pass
             job.status = "FAILED"
+            # Only a checkpoint with a committed epoch can be restored (``checkpoint_root``).
             hint = (f"to resume, SET 'execution.state-recovery.path' = '{job.checkpoint_root}'"
-                    if job.checkpoint_root else None)
+                    if job.checkpoint_root and _holds_checkpoint(job.checkpoint_root) else
+                    "no epoch was committed: run the statement again to start over" if job.checkpoint_root
+                    else None)
             raise ExecutionError(f"Job {job.job_id} failed: {root_cause(exc)}", hint=hint) from exc
         finally:
             for q in job.queries:

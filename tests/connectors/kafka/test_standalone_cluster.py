@@ -1,0 +1,117 @@
+"""The Kafka -> window aggregation -> Kafka (exactly-once) job on a Spark standalone
+cluster: a master and two workers started with ``spark-class`` (separate JVMs, each
+executor in its own process with its own Python workers), the CLI's driver connected
+to it with ``spark.master=spark://...``. Nothing but the checkpoint folder is shared
+on purpose; the committed output must be exact, and both workers must have run
+executors of the job."""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from tests.connectors.kafka.kafka_util import new_topic, produce, read_all
+from tests.e2e.conftest import ROOT
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _spark_class() -> Path:
+    import pyspark
+    return Path(pyspark.__file__).parent / "bin" / "spark-class"
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    """``spark://127.0.0.1:<port>`` of a master with two one-core workers."""
+    port = _free_port()
+    env = {**os.environ, "SPARK_LOG_DIR": str(tmp_path / "logs"), "SPARK_NO_DAEMONIZE": "1"}
+    env.pop("SPARK_HOME", None)
+    procs = []
+    logs = tmp_path / "logs"
+    logs.mkdir()
+
+    def start(name: str, *args: str) -> None:
+        with open(logs / f"{name}.log", "wb") as out:
+            procs.append(subprocess.Popen([str(_spark_class()), *args], stdout=out, stderr=subprocess.STDOUT,
+                                          env=env, start_new_session=True))
+
+    url = f"spark://127.0.0.1:{port}"
+    start("master", "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1", "--port", str(port),
+          "--webui-port", str(_free_port()))
+    workdirs = []
+    for i in range(2):
+        work = tmp_path / f"worker{i}"
+        work.mkdir()
+        workdirs.append(work)
+        start(f"worker{i}", "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1", "--cores", "1",
+              "--memory", "1g", "--work-dir", str(work), "--webui-port", str(_free_port()), url)
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:  # the master's log says when both workers registered
+        text = (logs / "master.log").read_text(errors="replace")
+        if text.count("Registering worker") >= 2:
+            break
+        if any(p.poll() is not None for p in procs):
+            pytest.fail("the standalone cluster did not start: " + text[-2000:])
+        time.sleep(0.2)  # polling another process's log, not waiting for a result
+    else:
+        pytest.fail("the workers did not register with the master")
+    try:
+        yield url, workdirs
+    finally:
+        for p in procs:
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+def test_window_job_on_a_standalone_cluster(cluster, kafka_bootstrap, tmp_path):
+    url, workdirs = cluster
+    bs = kafka_bootstrap
+    src, dst = new_topic(bs, 2), new_topic(bs, 2)
+    bids = [{"id": i, "item": f"i{i % 3}", "price": i % 17, "ts": f"2024-01-01 10:{i // 30:02d}:{i % 30 * 2:02d}"}
+            for i in range(300)]
+    produce(bs, src, [{"value": b, "partition": i % 2} for i, b in enumerate(bids)])
+    script = tmp_path / "job.sql"
+    script.write_text(f"""
+CREATE TABLE bids (id BIGINT, item STRING, price INT, ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+  WITH ('connector' = 'kafka', 'topic' = '{src}', 'properties.bootstrap.servers' = '{bs}',
+        'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', 'format' = 'json');
+CREATE TABLE out (item STRING, window_start TIMESTAMP(3), n BIGINT, total BIGINT)
+  WITH ('connector' = 'kafka', 'topic' = '{dst}', 'properties.bootstrap.servers' = '{bs}', 'format' = 'json',
+        'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = 'cluster-{dst}');
+INSERT INTO out SELECT item, window_start, COUNT(*), SUM(price)
+FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY item, window_start, window_end;
+""")
+    res = subprocess.run([sys.executable, "-m", "shell.cli", "-D", f"spark.master={url}", "-f", str(script),
+                          "-D", f"execution.checkpointing.dir={tmp_path / 'ck'}", "-D", "parallelism.default=2",
+                          "-D", "sqlengine.kafka.max-rows-per-epoch=100", "-D", "spark.executor.memory=512m",
+                          "-D", "spark.cores.max=2"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr[-3000:]
+    per: dict = {}
+    for b in bids:
+        key = (b["item"], b["ts"][:16] + ":00")
+        n, t = per.get(key, (0, 0))
+        per[key] = (n + 1, t + b["price"])
+    expected = Counter(json.dumps({"item": i, "window_start": w, "n": n, "total": t}, sort_keys=True)
+                       for (i, w), (n, t) in per.items())
+    got = Counter(json.dumps(json.loads(v), sort_keys=True) for _, _, _, v, _ in read_all(bs, dst))
+    assert got == expected
+    # both workers ran an executor of the job (its folder: <work-dir>/app-*/<executor id>)
+    assert all(list(w.glob("app-*/*/stderr")) for w in workdirs), [list(w.rglob("*")) for w in workdirs]
