@@ -22,4 +22,11 @@ if ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 && [ -z "${SQLENGINE_
   fi
 fi
 export PYSPARK_PYTHON="$PWD/.venv/bin/python"
+# Two workers (pytest-xdist), whole test files each: much of a test's time is spent in one
+# single-threaded place (Spark's planner, a JVM starting, a job waiting on a broker), so two
+# interleave well even on 2 cores. SQLENGINE_TEST_WORKERS=0 runs everything in one process.
+workers=${SQLENGINE_TEST_WORKERS:-2}
+if [ "$workers" -gt 0 ]; then
+  exec .venv/bin/python -m pytest -q -n "$workers" --dist loadfile "$@"
+fi
 exec .venv/bin/python -m pytest -q "$@"

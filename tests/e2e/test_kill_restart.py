@@ -1,8 +1,9 @@
 """A job killed with SIGKILL midway (a real CLI process) restarts from its checkpoint with
-another ``parallelism.default`` and commits exactly Flink's result (computed here):
-a window aggregation feeding a regular join into the (two-phase) filesystem sink, and a
-join feeding a Top-N whose changelog goes, epoch by epoch, into a filesystem sink in
-``debezium-json`` (the materialized changelog equals the Top-N Flink computes).
+another ``parallelism.default`` and commits exactly Flink's result (computed here): one
+statement set with a window aggregation feeding a regular join into the (two-phase)
+filesystem sink, and a join feeding a Top-N whose changelog goes, epoch by epoch, into a
+filesystem sink in ``debezium-json`` (the materialized changelog equals the Top-N Flink
+computes).
 A restore path that holds no checkpoint is an error, not a fresh start."""
 from __future__ import annotations
 
@@ -89,24 +90,6 @@ def _windows_joined(orders: list[dict]) -> Counter:
                    for (start, cid), amounts in per.items() if cid <= 7)
 
 
-def test_sigkill_midway_then_restore_with_other_parallelism(tmp_path):
-    _inputs(tmp_path / "in")
-    orders = [json.loads(line) for line in (tmp_path / "in" / "orders.jsonl").read_text().splitlines()]
-    expected = _windows_joined(orders)
-
-    script = tmp_path / "job.sql"
-    script.write_text(SCRIPT.format(src=tmp_path / "in", dst=tmp_path / "out"))
-    ckpt = tmp_path / "ckpt"
-    _kill_midway(script, ckpt)
-    partial = _rows(tmp_path / "out")
-    assert sum(partial.values()) < sum(expected.values()), "killed midway"
-
-    restore = ckpt / "kill-test"
-    res = run_cli("-f", str(script), *_args(ckpt, 2, "-D", f"execution.state-recovery.path={restore}"))
-    assert res.returncode == 0, res.stderr[-2000:]
-    assert _rows(tmp_path / "out") == expected, "nothing lost, nothing duplicated"
-
-
 TOP_N = """
 CREATE TABLE orders (ot TIMESTAMP(3), cid INT, amount INT)
   WITH ('connector' = 'filesystem', 'path' = '{src}/orders.jsonl', 'format' = 'json');
@@ -135,27 +118,41 @@ def _materialized(folder: Path) -> Counter:
     return +table
 
 
-def test_sigkill_join_to_top_n_with_a_changelog_sink(tmp_path):
+BOTH = SCRIPT.split("INSERT INTO")[0] + """
+CREATE TABLE top3 (tier STRING, ot TIMESTAMP(3), amount INT, rn BIGINT)
+  WITH ('connector' = 'filesystem', 'path' = '{top}', 'format' = 'debezium-json');
+EXECUTE STATEMENT SET BEGIN
+INSERT INTO out""" + SCRIPT.split("INSERT INTO out")[1].rstrip().rstrip(";") + """;
+INSERT INTO top3""" + TOP_N.split("INSERT INTO top3")[1].rstrip().rstrip(";") + """;
+END;
+"""
+
+
+def test_sigkill_midway_then_restore_with_other_parallelism(tmp_path):
+    """One job (a statement set) with both pipelines: killed midway at parallelism 1,
+    restored at parallelism 2; both sinks hold exactly Flink's result."""
     _inputs(tmp_path / "in")
     orders = [json.loads(line) for line in (tmp_path / "in" / "orders.jsonl").read_text().splitlines()]
+    windows = _windows_joined(orders)
     tier = {c: "gold" if c % 3 == 0 else "basic" for c in range(1, 8)}
-    expected: Counter = Counter()
+    top: Counter = Counter()
     for t in ("gold", "basic"):
         rows = sorted((o for o in orders if tier.get(o["cid"]) == t), key=lambda o: (-o["amount"], o["ot"]))
         for rn, o in enumerate(rows[:3], 1):
-            expected[json.dumps({"tier": t, "ot": o["ot"].replace(".000", ""), "amount": o["amount"], "rn": rn},
-                                sort_keys=True)] += 1
+            top[json.dumps({"tier": t, "ot": o["ot"].replace(".000", ""), "amount": o["amount"], "rn": rn},
+                           sort_keys=True)] += 1
 
     script = tmp_path / "job.sql"
-    script.write_text(TOP_N.format(src=tmp_path / "in", dst=tmp_path / "out"))
+    script.write_text(BOTH.format(src=tmp_path / "in", dst=tmp_path / "out", top=tmp_path / "top"))
     ckpt = tmp_path / "ckpt"
     _kill_midway(script, ckpt)
-    assert read_rows(tmp_path / "out"), "some epochs were committed before the kill"
-    assert _materialized(tmp_path / "out") != expected, "killed midway"
+    assert sum(_rows(tmp_path / "out").values()) < sum(windows.values()), "killed midway"
+    assert _materialized(tmp_path / "top") != top, "killed midway"
     restore = ckpt / "kill-test"
     res = run_cli("-f", str(script), *_args(ckpt, 2, "-D", f"execution.state-recovery.path={restore}"))
     assert res.returncode == 0, res.stderr[-2000:]
-    assert _materialized(tmp_path / "out") == expected
+    assert _rows(tmp_path / "out") == windows, "nothing lost, nothing duplicated"
+    assert _materialized(tmp_path / "top") == top
 
 
 def test_restore_path_without_checkpoint_is_an_error(tmp_path):
