@@ -278,8 +278,13 @@ def common_type(a: DataType, b: DataType) -> Optional[DataType]:
         return b.with_nullable(True)
     if b.root == "NULL":
         return a.with_nullable(True)
-    if a.root == b.root and a.root not in ("DECIMAL", "VARCHAR", "CHAR", "TIMESTAMP", "TIMESTAMP_LTZ", "ROW", "ARRAY", "MAP"):
+    if a.root == b.root and a.root not in ("DECIMAL", "VARCHAR", "CHAR", "BINARY", "VARBINARY", "TIMESTAMP",
+                                           "TIMESTAMP_LTZ", "ROW", "ARRAY", "MAP"):
         return a.with_nullable(nullable)
+    if a.root in ("BINARY", "VARBINARY") and b.root in ("BINARY", "VARBINARY"):
+        if a.root == b.root == "BINARY" and a.precision == b.precision:
+            return a.with_nullable(nullable)
+        return DataType("VARBINARY", nullable, precision=max(a.precision or 1, b.precision or 1))
     if a.is_string and b.is_string:
         if a.root == "CHAR" and b.root == "CHAR" and a.precision == b.precision:
             return a.with_nullable(nullable)

@@ -194,6 +194,17 @@ class ExprBinder:
             return Lit(T.BIGINT(False), v)
         return Lit(T.DECIMAL(len(text), 0, False), Decimal(text))
 
+    def visit_HexString(self, node: exp.HexString) -> Expr:
+        """``X'41'``: a BINARY(n) literal of n bytes."""
+        text = node.this if isinstance(node.this, str) else node.name
+        if len(text) % 2:
+            raise self.error("Binary literal string must contain an even number of hexits", node)
+        try:
+            value = bytes.fromhex(text)
+        except ValueError:
+            raise self.error(f"Invalid binary literal X'{text}'", node) from None
+        return Lit(T.DataType("BINARY", False, precision=max(len(value), 1)), value)
+
     def visit_TypedLiteral(self, node: dn.TypedLiteral) -> Expr:
         """``TIMESTAMP '2020-04-15 08:05:00.12'``: a CAST of the checked text to the literal's
         own type (here TIMESTAMP(2) NOT NULL; see binder/literals.py)."""

@@ -129,3 +129,16 @@ def test_map_constructor_errors():
         types_of("SELECT MAP['a', 1, 'b']")
     with pytest.raises(ValidationError, match="MAP constructor"):
         types_of("SELECT MAP['a', 1, 2, 2]")
+
+
+def test_binary_literal():
+    """``X'41'`` is a ``BINARY(n) NOT NULL`` of its bytes; an odd number of hex digits is
+    Flink's error."""
+    assert types_of("SELECT X'41', x'00ff10'") == ["BINARY(1) NOT NULL", "BINARY(3) NOT NULL"]
+    with pytest.raises(ValidationError, match="even number of hexits"):
+        types_of("SELECT X'411'")
+
+
+def test_binary_literal_values(batch):
+    assert one_row(batch, "SELECT X'41', CAST(x'4142' AS STRING), x'00ff' = CAST(x'00ff' AS BYTES)") == \
+        [b"A", "AB", True]
