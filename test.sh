@@ -27,6 +27,6 @@ export PYSPARK_PYTHON="$PWD/.venv/bin/python"
 # interleave well even on 2 cores. SQLENGINE_TEST_WORKERS=0 runs everything in one process.
 workers=${SQLENGINE_TEST_WORKERS:-2}
 if [ "$workers" -gt 0 ]; then
-  exec .venv/bin/python -m pytest -q -n "$workers" --dist loadfile "$@"
+  exec .venv/bin/python -m pytest -q -n "$workers" --dist loadfile --no-loadscope-reorder "$@"
 fi
 exec .venv/bin/python -m pytest -q "$@"
