@@ -46,7 +46,7 @@ def _case_script(name: str, out: Path, tmp: Path) -> Path:
 
 
 def test_conformance_cases_through_the_real_cli(tmp_path):
-    for name in ("nexmark_q2", "docs_tumble_window", "neg_unknown_column"):
+    for name in ("nexmark_q2", "neg_unknown_column"):  # a streaming result and an error
         out = tmp_path / name
         out.mkdir()
         res = run_cli("-f", str(_case_script(name, out, tmp_path)))
