@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import json
-from typing import Any
-
 MARKERS = "sqlengine_sink_epochs"  # exactly-once: the last committed epoch per (sink, query, task)
 GID_PREFIX = "sqlengine"
 
@@ -52,7 +50,3 @@ def error_text(e: BaseException) -> str:
 
 def describe(options: dict) -> str:
     return f"{options.get('table', '?')} at {options.get('url', '?')}"
-
-
-def as_json(x: Any) -> str:
-    return json.dumps(x)
