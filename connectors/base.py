@@ -29,6 +29,9 @@ from sqlengine.types import DataType
 
 EOI = "__eoi"
 OP = "__op"
+# A changelog source's position of a row in its input (e.g. the Kafka offset): orders the
+# changes to one key within an epoch, for ChangelogNormalize.
+SEQ = "__seq"
 SECRET_KEYS = ("password", "sasl.jaas.config", "secret", "token")
 
 
@@ -280,6 +283,14 @@ class ConnectorFactory:
         """Whether a sink with these options takes update/delete changes (e.g. a file
         sink does with a changelog format)."""
         return self.accepts_updates
+
+    def source_changelog(self, options: dict[str, str]) -> str:
+        """The changelog a scan of a table with these options emits (Flink's ChangelogMode
+        of the source): ``""`` insert-only; ``"all"`` every row kind (``+I -U +U -D``, a
+        Debezium stream: the scan's frame carries ``__op``); ``"upsert"`` ``+U``/``-D`` by
+        primary key with no ``-U`` (the frame carries ``__op`` and ``__seq``, the row's
+        position in the input; the planner adds a ChangelogNormalize)."""
+        return ""
 
 
 _FACTORIES: dict[str, ConnectorFactory] = {}

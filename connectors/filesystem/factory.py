@@ -139,6 +139,13 @@ class FilesystemFactory(ConnectorFactory):
         """With a changelog format (``debezium-json``) the files hold the changes."""
         return getattr(format_module(options.get("format", "json")), "CHANGELOG", False)
 
+    def source_changelog(self, options: dict[str, str]) -> str:
+        """A changelog format (``debezium-json``) reads the files' changes."""
+        try:
+            return "all" if self.sink_accepts_updates(options) else ""
+        except ConnectorError:
+            return ""
+
 
 def _raw_lines(ctx: ScanContext, path: str, token: str):
     name = datasource.register(ctx.spark)
@@ -152,16 +159,26 @@ def _raw_lines(ctx: ScanContext, path: str, token: str):
 
 def _decoded(raw, ctx: ScanContext, t: TableOptions, handle: Any):
     """Decode, check (fail or flag), observe, then drop skipped lines; see the module doc."""
-    decoded = t.module.decode_detailed(F.col("__text"), ctx.columns, t.format_options)
+    text, kind = F.col("__text"), []
+    changelog = getattr(t.module, "CHANGELOG", False)
+    if changelog:  # one row per row image of a change event (see formats/debezium_json)
+        event = t.module.changes(F.col("__text"), t.format_options)
+        raw = raw.select("*", F.explode_outer(event).alias("__change"))
+        text, kind = F.col("__change.image"), [F.col("__change.op").alias(OP)]
+    decoded = t.module.decode_detailed(text, ctx.columns, t.format_options)
+    bad, reason = decoded.bad, decoded.reason
+    if changelog:
+        err = F.col("__change.err")
+        bad = F.when(F.col(EOI), F.lit(False)).when(err.isNotNull(), F.lit(True)).otherwise(bad)
+        reason = F.coalesce(err, reason)
     ignore = t.format_options.ignore_parse_errors
-    flag = decoded.bad if ignore else F.when(decoded.bad, F.raise_error(_failure(t.format, decoded.reason)))\
-        .otherwise(decoded.bad)
-    df = raw.select("*", *decoded.prelude).select(*decoded.columns, flag.alias(BAD), F.col(EOI))
+    flag = bad if ignore else F.when(bad, F.raise_error(_failure(t.format, reason))).otherwise(bad)
+    df = raw.select("*", *decoded.prelude).select(*decoded.columns, *kind, flag.alias(BAD), F.col(EOI))
     df = df.observe(handle, F.count(F.lit(1)).alias("lines"),
                     F.coalesce(F.sum(F.col(BAD).cast("int")), F.lit(0)).alias("skipped"))
     if ignore or decoded.may_skip:
         df = df.where(~F.col(BAD))  # NULL (blank, comment) and, when ignoring, bad lines
-    return df.select(*[F.col(f"`{n}`") for n, _ in ctx.columns], F.col(EOI))
+    return df.select(*[F.col(f"`{n}`") for n, _ in ctx.columns], *[F.col(OP) for _ in kind], F.col(EOI))
 
 
 def _failure(fmt: str, reason: Column) -> Column:

@@ -24,7 +24,7 @@ from typing import Any, Optional
 from pyspark.sql import Column, Observation
 from pyspark.sql import functions as F
 
-from connectors.base import (EOI, OP, ConnectorFactory, EndOfInput, Options, ScanContext, ScanResult, Sink,
+from connectors.base import (EOI, OP, SEQ, ConnectorFactory, EndOfInput, Options, ScanContext, ScanResult, Sink,
                              SinkContext, fold_upserts, is_deletion, progress_offset, register)
 from connectors.kafka import options as KO
 from connectors.kafka.reader import DATA, EOI_PLANNED, GroupOffsets, register as register_source
@@ -102,9 +102,6 @@ class KafkaFactory(ConnectorFactory):
         return KO.parse(options, columns, primary_key, upsert=self.upsert, source=source)
 
     def scan(self, ctx: ScanContext) -> ScanResult:
-        if self.upsert:
-            raise ConnectorError(f"Reading 'upsert-kafka' table {ctx.table_name} is not supported yet "
-                                 f"(it can be written); read the topic with connector 'kafka'.")
         k = self._parse(ctx.options, ctx.columns, ctx.primary_key)
         if not ctx.streaming and k.bounded.mode == "unbounded":
             raise ConnectorError(
@@ -149,6 +146,13 @@ class KafkaFactory(ConnectorFactory):
         # decoders' preludes (parsed objects, see connectors/formats), each in a projection.
         texts = [F.col(d).cast("string").alias(_text(d)) for s, d in ((k.key, "__key"), (k.value, "__value"))
                  if s is not None and not getattr(s.module, "BINARY", False)]
+        changelog = k.value is not None and getattr(k.value.module, "CHANGELOG", False)
+        if changelog:  # one row per row image of a change event (see formats/debezium_json)
+            event = k.value.module.changes(F.col("__value").cast("string"), k.value.options)
+            raw = raw.select("*", F.explode_outer(event).alias("__change"))
+            texts = [(F.col("__change.image") if d == "__value" else F.col(d).cast("string")).alias(_text(d))
+                     for s, d in ((k.key, "__key"), (k.value, "__value"))
+                     if s is not None and not getattr(s.module, "BINARY", False)]
         preludes = []
         for spec, data in ((k.key, "__key"), (k.value, "__value")):
             if spec is None:
@@ -159,6 +163,9 @@ class KafkaFactory(ConnectorFactory):
                 cols[n] = c  # a column in key and value (value.fields-include ALL): the value's, as Flink
             bads.append(F.when(F.col(data).isNull(), F.lit(False)).otherwise(decoded.bad))
             reasons.append(decoded.reason)
+        if changelog:
+            bads.append(F.col("__change.err").isNotNull())
+            reasons.append(F.coalesce(F.col("__change.err"), reasons.pop()))
         bad = F.lit(False)
         for b in bads:
             bad = bad | F.coalesce(b, F.lit(False))
@@ -166,15 +173,24 @@ class KafkaFactory(ConnectorFactory):
         flag = bad if ignore else F.when(bad, F.raise_error(_failure(k, reason))).otherwise(bad)
         physical = [cols[n] if n in cols else F.lit(None).cast(t.to_spark()).alias(n) for n, t in ctx.columns]
         meta = [_metadata_column(key, n, t) for n, key, t in ctx.metadata]
-        keep = F.col(EOI) | F.col("__value").isNotNull() if k.value is not None else F.lit(True)
+        # A null value: a tombstone, skipped; for upsert-kafka the key's deletion.
+        keep = F.col(EOI) | F.col("__value").isNotNull() if k.value is not None and not k.upsert else F.lit(True)
         raw = raw.where(keep).select("*", *texts).select("*", *preludes)
-        df = raw.select(*physical, *meta, flag.alias(BAD), F.col(EOI))
+        kind = []
+        if changelog:
+            kind = [F.col("__change.op").alias(OP)]
+        elif k.upsert:
+            value_null = F.col("__value").isNull() if k.value is not None else F.lit(False)
+            kind = [F.when(value_null, F.lit("-D")).otherwise(F.lit("+U")).alias(OP),
+                    F.col("__offset").alias(SEQ)]
+        df = raw.select(*physical, *meta, *kind, flag.alias(BAD), F.col(EOI))
         df = df.observe(handle, F.count(F.lit(1)).alias("records"),
                         F.coalesce(F.sum(F.col(BAD).cast("int")), F.lit(0)).alias("skipped"))
         if ignore:
             df = df.where(~F.col(BAD))
         names = [n for n, _ in ctx.columns] + [n for n, _, _ in ctx.metadata]
-        return df.select(*[F.col(f"`{n}`") for n in names], F.col(EOI))
+        return df.select(*[F.col(f"`{n}`") for n in names], *[F.col(c) for c in (OP, SEQ) if c in df.columns],
+                         F.col(EOI))
 
     def sink(self, ctx: SinkContext) -> Sink:
         meta = {n for n, _ in ctx.metadata}
@@ -184,6 +200,16 @@ class KafkaFactory(ConnectorFactory):
             raise ConnectorError(f"Table sink '{ctx.table_name}' doesn't support consuming update and delete "
                                  f"changes (use 'upsert-kafka', or the 'debezium-json' format).")
         return KafkaSink(ctx, k)
+
+    def source_changelog(self, options: dict[str, str]) -> str:
+        if self.upsert:
+            return "upsert"
+        fmt = options.get("value.format") or options.get("format") or "json"
+        from connectors.formats import format_module
+        try:
+            return "all" if getattr(format_module(fmt, self.identifier, allow=("raw",)), "CHANGELOG", False) else ""
+        except ConnectorError:
+            return ""
 
     def sink_accepts_updates(self, options: dict[str, str]) -> bool:
         if self.upsert:

@@ -199,9 +199,9 @@ def parse(options: Options, columns: list[tuple[str, DataType]], primary_key: tu
         raise ConnectorError(f"Could not find required scan format 'value.format' (connector '{c}').")
     value_cols = [(n, types[n]) for n in names if include == "ALL" or n not in key_fields]
     value = _format(options, "value.format", fmt, value_cols) if value_cols else None
-    if value is not None and getattr(value.module, "CHANGELOG", False) and source:
-        raise ConnectorError(f"Format '{fmt}' as a source of connector '{c}' is not supported yet "
-                             f"(changelog sources); it can be used in a sink.")
+    if value is not None and getattr(value.module, "CHANGELOG", False) and upsert:
+        raise ConnectorError(f"'upsert-kafka' connector doesn't support '{fmt}' as value format: the "
+                             f"records are upserts by key already.")
     out: dict[str, Any] = {}
     if not upsert:
         out["startup"] = _position(options, "startup", STARTUP_MODES, "group-offsets")
@@ -215,6 +215,7 @@ def parse(options: Options, columns: list[tuple[str, DataType]], primary_key: tu
                                  f"(connector '{c}').")
     else:
         out["startup"] = Position("earliest-offset")  # upsert-kafka reads the whole topic, as Flink
+        out["bounded"] = _position(options, "bounded", BOUNDED_MODES, "unbounded")  # FLINK-31740
     raw = options.pop("scan.topic-partition-discovery.interval")
     if raw is not None:
         ms = duration_ms(raw)

@@ -198,9 +198,15 @@ class QueryBinder:
         options = table.options_dict()
         wm = {w.column: w for w in schema.watermarks}
         rowtime = "ROWTIME" if self.streaming else None
+        changelog = source_changelog(options)
+        if changelog and not self.streaming:
+            raise ValidationError(
+                f"Querying a table in batch mode is currently only possible for INSERT-only table sources. "
+                f"But the source for table '{name}' produces other changelog messages than just INSERT.",
+                self.span(node))
         scan = P.TableScan(name, tuple(P.Field(c.name, c.type.with_time_attr(rowtime if c.name in wm else None))
                                        for c in physical), table.options, options.get("connector", ""),
-                           metadata, tuple(schema.primary_key or ()))
+                           metadata, tuple(schema.primary_key or ()), changelog)
         scope = Scope([ScopeColumn(None, c.name, c.type, i) for i, c in enumerate(physical)], "")
         projs, names = [], []
         pindex = {c.name: i for i, c in enumerate(physical)}
@@ -219,8 +225,11 @@ class QueryBinder:
             projs.append(e)
             names.append(col.name)
         plan: P.Node = scan
+        if changelog == "upsert":  # Flink's planner normalizes an upsert stream by its key
+            pk = [c.name for c in physical]
+            plan = P.ChangelogNormalize(scan, tuple(pk.index(k) for k in schema.primary_key or ()))
         if names != [c.name for c in physical] or any(not isinstance(p, P.ColRef) for p in projs):
-            plan = P.Calc(scan, tuple(projs), tuple(names))
+            plan = P.Calc(plan, tuple(projs), tuple(names))
         if self.streaming:
             for w in schema.watermarks:
                 plan = P.WatermarkAssigner(plan, names.index(w.column), self.watermark_delay(w, name))
@@ -483,6 +492,18 @@ def _ref(node: P.Node, i: int) -> P.ColRef:
 
 def _identity(node: P.Node) -> tuple[P.Expr, ...]:
     return tuple(_ref(node, i) for i in range(len(node.schema)))
+
+
+def source_changelog(options: dict[str, str]) -> str:
+    """The changelog a table's connector emits (``ConnectorFactory.source_changelog``); an
+    unknown connector is reported where the table is read."""
+    from connectors.base import factory_for
+    from sqlengine.errors import ConnectorError
+    try:
+        factory = factory_for(options.get("connector") or None, "")
+    except ConnectorError:
+        return ""
+    return factory.source_changelog(options)
 
 
 def _with_time_attr(e: P.Expr, kind: str) -> P.Expr:

@@ -145,6 +145,9 @@ class TableScan(Node):
     connector: str
     metadata: tuple[tuple[str, str], ...] = ()  # (column, metadata key) of the trailing fields
     primary_key: tuple[str, ...] = ()
+    # The changelog the source emits (ConnectorFactory.source_changelog): "" insert-only,
+    # "all" (+I -U +U -D), "upsert" (+U -D by primary key, normalized downstream).
+    changelog: str = ""
 
     @property
     def schema(self) -> tuple[Field, ...]:
@@ -152,6 +155,23 @@ class TableScan(Node):
 
     def explain(self) -> str:
         return f"TableSourceScan(table=[[{self.table.replace('.', ', ')}]], fields=[{', '.join(self.names())}])"
+
+
+@dataclass(frozen=True)
+class ChangelogNormalize(Unary):
+    """An upsert stream (``+U``/``-D`` by key, no ``-U``) made a full changelog: the last
+    row per key is kept, so an update retracts the old row (``-U``) and a delete carries
+    the whole row (Flink's StreamPhysicalChangelogNormalize)."""
+
+    keys: tuple[int, ...]
+
+    @property
+    def schema(self) -> tuple[Field, ...]:
+        return self.input.schema
+
+    def explain(self) -> str:
+        names = self.input.names()
+        return f"ChangelogNormalize(key=[{', '.join(names[k] for k in self.keys)}])"
 
 
 @dataclass(frozen=True)

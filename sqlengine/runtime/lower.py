@@ -13,7 +13,7 @@ from typing import Any, Optional
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from connectors.base import EOI, OP, Options, ScanContext, ScanResult, check_metadata, factory_for
+from connectors.base import EOI, OP, SEQ, Options, ScanContext, ScanResult, check_metadata, factory_for
 from sqlengine.errors import UnsupportedError
 from sqlengine.functions.registry import (LowerContext, lookup_aggregate, lookup_scalar, lower_cast)
 from sqlengine.plan import nodes as P
@@ -193,9 +193,13 @@ class Lowerer:
             cols = [F.col(_quoted(f.name)).alias(f"f{i}") for i, f in enumerate(node.fields)]
             return Lowered(df.where(~F.col(EOI)).select(*cols))
         cols = [F.col(_quoted(f.name)).alias(f"f{i}") for i, f in enumerate(node.fields)]
+        if node.changelog:  # the row kind, and for an upsert source its position
+            cols.append(F.coalesce(F.col(OP), F.lit("+I")).alias(OP))
+            if node.changelog == "upsert":
+                cols.append(F.col(SEQ))
         keep_eoi = st.streaming and df.isStreaming
         out = df.select(*cols, F.col(EOI)) if keep_eoi else df.where(~F.col(EOI)).select(*cols)
-        return Lowered(out, keep_eoi)
+        return Lowered(out, keep_eoi, bool(node.changelog))
 
     def agg_columns(self, aggs, input_width: int, grouping_sets: bool = False) -> list[Column]:
         key = ("aggs", id(aggs), input_width, grouping_sets)

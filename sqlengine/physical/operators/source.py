@@ -1,7 +1,7 @@
 """Sources: a table scan (any connector) and a VALUES relation."""
 from __future__ import annotations
 
-from sqlengine.physical.node import Operator, register
+from sqlengine.physical.node import ALL_KINDS, INSERT_ONLY, Operator, register
 from sqlengine.plan import nodes as P
 from sqlengine.runtime.lower import Lowered
 
@@ -10,6 +10,15 @@ from sqlengine.runtime.lower import Lowered
 class TableSourceScan(Operator):
     def label(self, node: P.TableScan) -> str:
         return f"Source: {node.table}"
+
+    def changelog(self, node: P.TableScan, inputs: list[frozenset]) -> frozenset:
+        """The connector's changelog (Flink: ``[I,UB,UA,D]`` for Debezium, ``[I,UA,D]``
+        for an upsert source)."""
+        if node.changelog == "all":
+            return ALL_KINDS
+        if node.changelog == "upsert":
+            return frozenset({"I", "UA", "D"})
+        return INSERT_ONLY
 
     def lower(self, lw, node: P.TableScan) -> Lowered:
         return lw.scan(node)

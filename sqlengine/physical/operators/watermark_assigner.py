@@ -24,7 +24,7 @@ class WatermarkAssigner(Operator):
     def lower_epoch(self, lw, node: P.WatermarkAssigner, child: Lowered) -> Lowered:
         from sqlengine.runtime.streaming.epoch import WM_MAX, WM_MIN, LazyWatermark, as_int
         if node not in lw.watermarked:
-            return Lowered(child.df, empty=child.empty)
+            return Lowered(child.df, updating=child.updating, empty=child.empty)
         oid = lw.ep.ids[node]
         before = lw.ep.meta_in.get("max", {}).get(oid)
         upstream = lw.wm[node]
@@ -39,9 +39,9 @@ class WatermarkAssigner(Operator):
 
         if child.empty:
             lw.wm[node] = finish(None)
-            return Lowered(child.df, empty=True)
+            return Lowered(child.df, updating=child.updating, empty=True)
         top = F.max(F.unix_millis(F.col(f"f{node.rowtime}")))
         name = f"watermark_{oid}_{lw.ep.epoch}"
         observed = child.df.observe(name, top.alias("m"))
         lw.wm[node] = LazyWatermark(observed, name, top, finish)
-        return Lowered(observed)
+        return Lowered(observed, updating=child.updating)

@@ -357,7 +357,7 @@ class EpochDriver:
     def _delta(self, batch: DataFrame, node: P.TableScan, rows: list[bool]) -> Lowered:
         i = self.scans.index(node)
         delta = rows_of(batch, i).where(~F.col(EOI)).drop(EOI)
-        return Lowered(delta, empty=not rows[i])
+        return Lowered(delta, updating=bool(node.changelog), empty=not rows[i])
 
 
 def _offsets_entry(checkpoint: str, epoch: int) -> Optional[tuple[dict, list[Optional[dict]]]]:
