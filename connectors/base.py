@@ -32,6 +32,9 @@ OP = "__op"
 # A changelog source's position of a row in its input (e.g. the Kafka offset): orders the
 # changes to one key within an epoch, for ChangelogNormalize.
 SEQ = "__seq"
+# A source's split of a row (e.g. ``topic:partition``): watermarks per split, as Flink's
+# per-partition watermarks (``ScanResult.splits``).
+SPLIT = "__split"
 SECRET_KEYS = ("password", "sasl.jaas.config", "secret", "token")
 
 
@@ -162,6 +165,11 @@ class ScanResult:
     # Spark's own ``commit(end)`` of a stream reader comes with the next epoch, so the last
     # epoch of a job that ends by itself would never reach it.
     epoch_done: Optional[Callable[[dict], None]] = None
+    # The source's splits in an epoch, from the epoch's end offset: split -> whether it has
+    # ended (a bounded split read to its end). With it the scan's frame carries ``__split``
+    # and a watermark assigner over the scan keeps a watermark per split (the minimum of
+    # the live, non-idle ones), as Flink's per-partition watermarks.
+    splits: Optional[Callable[[dict], dict[str, bool]]] = None
 
 
 # Phases of a bounded Python source's streaming offsets (the ``__eoi`` protocol above):

@@ -84,6 +84,22 @@ def state_ttl_ms(conf: dict[str, str]) -> int:
     return ms
 
 
+SOURCE_IDLE_TIMEOUT = "table.exec.source.idle-timeout"
+
+
+def source_idle_timeout_ms(conf: dict[str, str]) -> int:
+    """``table.exec.source.idle-timeout``: a source split without new rows for this long
+    no longer holds its watermark back (0: never idle)."""
+    raw = (conf.get(SOURCE_IDLE_TIMEOUT) or "").strip()
+    if not raw:
+        return 0
+    ms = duration_ms(raw)
+    if ms is None:
+        raise ValidationError(f"Invalid value for '{SOURCE_IDLE_TIMEOUT}': '{raw}' is not a duration "
+                              f"(for example '30 s' or '0 ms').")
+    return ms
+
+
 MAX_ROWS_PER_EPOCH = "sqlengine.source.max-rows-per-epoch"
 DEFAULT_MAX_ROWS_PER_EPOCH = 2_000_000  # chosen by measurement: benchmarks/README.md
 

@@ -163,7 +163,7 @@ class Session:
 
     # -- planning -----------------------------------------------------------------------
     def binder(self, source: str) -> QueryBinder:
-        return QueryBinder(self.catalogs, source, self.streaming)
+        return QueryBinder(self.catalogs, source, self.streaming, conf=self.conf)
 
     def plan_insert(self, node: exp.Insert, source: str) -> P.Sink:
         sink = self.binder(source).bind_insert(node)

@@ -24,7 +24,7 @@ from typing import Any, Optional
 from pyspark.sql import Column, Observation
 from pyspark.sql import functions as F
 
-from connectors.base import (EOI, OP, SEQ, ConnectorFactory, EndOfInput, Options, ScanContext, ScanResult, Sink,
+from connectors.base import (EOI, OP, SEQ, SPLIT, ConnectorFactory, EndOfInput, Options, ScanContext, ScanResult, Sink,
                              SinkContext, fold_upserts, is_deletion, progress_offset, register)
 from connectors.kafka import options as KO
 from connectors.kafka.reader import DATA, EOI_PLANNED, GroupOffsets, register as register_source
@@ -68,6 +68,13 @@ class KafkaEpochInfo:
             return True, ended
         rows = start.get("phase", DATA) == DATA and start.get("pos") != end.get("pos")
         return rows, ended
+
+
+def kafka_splits(end: dict) -> dict[str, bool]:
+    """``ScanResult.splits``: the epoch's partitions (``topic:partition``) and whether each
+    has been read to its bounded end."""
+    stop = end.get("stop")
+    return {k: stop is not None and v >= stop.get(k, v) for k, v in (end.get("pos") or {}).items()}
 
 
 def _text(data: str) -> str:
@@ -133,7 +140,8 @@ class KafkaFactory(ConnectorFactory):
                             EndOfInput(token) if ctx.streaming and bounded else None,
                             data_end_check=EndOfData(token) if ctx.streaming and bounded else None,
                             epoch_info=KafkaEpochInfo() if ctx.streaming else None,
-                            epoch_done=GroupOffsets(source_options) if ctx.streaming and k.group_id else None)
+                            epoch_done=GroupOffsets(source_options) if ctx.streaming and k.group_id else None,
+                            splits=kafka_splits if ctx.streaming else None)
         result.metric_messages["skipped"] = "Skipped {n} malformed record(s) in table " + ctx.table_name + \
             f" (topic {k.topic_label()})."
         result.observation = handle
@@ -179,18 +187,22 @@ class KafkaFactory(ConnectorFactory):
         kind = []
         if changelog:
             kind = [F.col("__change.op").alias(OP)]
+            if str(ctx.conf.get("table.exec.source.cdc-events-duplicate", "")).lower() == "true":
+                kind.append(F.col("__offset").alias(SEQ))  # the order of a key's events, normalized
         elif k.upsert:
             value_null = F.col("__value").isNull() if k.value is not None else F.lit(False)
             kind = [F.when(value_null, F.lit("-D")).otherwise(F.lit("+U")).alias(OP),
                     F.col("__offset").alias(SEQ)]
-        df = raw.select(*physical, *meta, *kind, flag.alias(BAD), F.col(EOI))
+        df = raw.select(*physical, *meta, *kind, flag.alias(BAD), F.col("__topic"), F.col("__partition"), F.col(EOI))
         df = df.observe(handle, F.count(F.lit(1)).alias("records"),
                         F.coalesce(F.sum(F.col(BAD).cast("int")), F.lit(0)).alias("skipped"))
         if ignore:
             df = df.where(~F.col(BAD))
         names = [n for n, _ in ctx.columns] + [n for n, _, _ in ctx.metadata]
+        split = [F.concat(F.col("__topic"), F.lit(":"), F.col("__partition").cast("string")).alias(SPLIT)] \
+            if ctx.streaming else []
         return df.select(*[F.col(f"`{n}`") for n in names], *[F.col(c) for c in (OP, SEQ) if c in df.columns],
-                         F.col(EOI))
+                         *split, F.col(EOI))
 
     def sink(self, ctx: SinkContext) -> Sink:
         meta = {n for n, _ in ctx.metadata}

@@ -34,10 +34,12 @@ class Relation:
 class QueryBinder:
     """Turns one query AST into a plan; ``catalogs`` is the session's CatalogManager."""
 
-    def __init__(self, catalogs, source: str, streaming: bool, ctes: Optional[dict] = None):
+    def __init__(self, catalogs, source: str, streaming: bool, ctes: Optional[dict] = None,
+                 conf: Optional[dict] = None):
         self.catalogs = catalogs
         self.source = source
         self.streaming = streaming
+        self.conf = conf or {}
         self.ctes: dict[str, exp.Expression] = dict(ctes or {})  # WITH name -> query (lower-case)
 
     def is_cte(self, parts: list[str]) -> bool:
@@ -68,7 +70,7 @@ class QueryBinder:
         """CTEs are inlined like views; each may reference the ones before it."""
         if with_.args.get("recursive"):
             raise UnsupportedError("WITH RECURSIVE is not supported", self.span(with_))
-        inner = QueryBinder(self.catalogs, self.source, self.streaming, self.ctes)
+        inner = QueryBinder(self.catalogs, self.source, self.streaming, self.ctes, self.conf)
         for cte in with_.expressions:
             inner.ctes[cte.alias.lower()] = cte
         body = node.copy()
@@ -170,7 +172,7 @@ class QueryBinder:
         obj = self.catalogs.get_table(path)
         alias = node.alias or parts[-1]
         if isinstance(obj, CatalogView):
-            sub = QueryBinder(self.catalogs, obj.query_sql, self.streaming)
+            sub = QueryBinder(self.catalogs, obj.query_sql, self.streaming, conf=self.conf)
             plan = sub.bind_query(parse_one(obj.query_sql))
             return Relation(plan, [alias] * len(plan.schema))
         plan = self.scan(str(path), obj, node)
@@ -183,7 +185,7 @@ class QueryBinder:
             if v is cte:
                 break
             earlier[k] = v
-        plan = QueryBinder(self.catalogs, self.source, self.streaming, earlier).bind_query(cte.this)
+        plan = QueryBinder(self.catalogs, self.source, self.streaming, earlier, self.conf).bind_query(cte.this)
         plan = self.rename(plan, cte.args.get("alias"))
         alias = node.alias or name
         return Relation(plan, [alias] * len(plan.schema))
@@ -206,7 +208,8 @@ class QueryBinder:
                 self.span(node))
         scan = P.TableScan(name, tuple(P.Field(c.name, c.type.with_time_attr(rowtime if c.name in wm else None))
                                        for c in physical), table.options, options.get("connector", ""),
-                           metadata, tuple(schema.primary_key or ()), changelog)
+                           metadata, tuple(schema.primary_key or ()), changelog,
+                           self.streaming and bool(schema.watermarks))
         scope = Scope([ScopeColumn(None, c.name, c.type, i) for i, c in enumerate(physical)], "")
         projs, names = [], []
         pindex = {c.name: i for i, c in enumerate(physical)}
@@ -225,7 +228,13 @@ class QueryBinder:
             projs.append(e)
             names.append(col.name)
         plan: P.Node = scan
-        if changelog == "upsert":  # Flink's planner normalizes an upsert stream by its key
+        duplicates = changelog == "all" and \
+            str(self.conf.get(CDC_DUPLICATE, "false")).strip().lower() == "true"
+        if duplicates and not schema.primary_key:
+            raise ValidationError(
+                f"Configuration '{CDC_DUPLICATE}' is enabled which requires the changelog sources to define a "
+                f"PRIMARY KEY. However, table '{name}' doesn't have a primary key.", self.span(node))
+        if changelog == "upsert" or duplicates:  # Flink's planner normalizes the stream by its key
             pk = [c.name for c in physical]
             plan = P.ChangelogNormalize(scan, tuple(pk.index(k) for k in schema.primary_key or ()))
         if names != [c.name for c in physical] or any(not isinstance(p, P.ColRef) for p in projs):
@@ -492,6 +501,9 @@ def _ref(node: P.Node, i: int) -> P.ColRef:
 
 def _identity(node: P.Node) -> tuple[P.Expr, ...]:
     return tuple(_ref(node, i) for i in range(len(node.schema)))
+
+
+CDC_DUPLICATE = "table.exec.source.cdc-events-duplicate"
 
 
 def source_changelog(options: dict[str, str]) -> str:

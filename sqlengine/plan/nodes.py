@@ -148,6 +148,9 @@ class TableScan(Node):
     # The changelog the source emits (ConnectorFactory.source_changelog): "" insert-only,
     # "all" (+I -U +U -D), "upsert" (+U -D by primary key, normalized downstream).
     changelog: str = ""
+    # Whether the table declares a watermark (the scan then carries its splits, for
+    # per-split watermarks).
+    watermarked: bool = False
 
     @property
     def schema(self) -> tuple[Field, ...]:

@@ -13,7 +13,7 @@ from typing import Any, Optional
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from connectors.base import EOI, OP, SEQ, Options, ScanContext, ScanResult, check_metadata, factory_for
+from connectors.base import EOI, OP, SEQ, SPLIT, Options, ScanContext, ScanResult, check_metadata, factory_for
 from sqlengine.errors import UnsupportedError
 from sqlengine.functions.registry import (LowerContext, lookup_aggregate, lookup_scalar, lower_cast)
 from sqlengine.plan import nodes as P
@@ -31,10 +31,11 @@ class Lowered:
     updating: bool = False  # df carries __op
     rt: bool = False  # past a watermark: df carries __rt, the event time (MAX on the eoi row)
     empty: bool = False  # known to hold no row (an epoch's input that did not change)
+    split: bool = False  # df carries __split, the source split of a row (up to its watermark assigner)
 
     def hidden(self) -> list[Column]:
         return ([F.col(EOI)] if self.eoi else []) + ([F.col(RT)] if self.rt else []) + \
-            ([F.col(OP)] if self.updating else [])
+            ([F.col(OP)] if self.updating else []) + ([F.col(SPLIT)] if self.split else [])
 
 
 @dataclass
@@ -77,8 +78,8 @@ def drop_eoi(low: Lowered) -> Lowered:
         return low
     if low.rt:
         keep = ~(F.col(EOI) & (F.col(RT) >= F.lit(MAX_EVENT_TIME).cast("timestamp")))
-        return Lowered(low.df.where(keep).drop(EOI, RT), False, low.updating)
-    return Lowered(low.df.where(~F.col(EOI)).drop(EOI), False, low.updating)
+        return Lowered(low.df.where(keep).drop(EOI, RT), False, low.updating, split=low.split)
+    return Lowered(low.df.where(~F.col(EOI)).drop(EOI), False, low.updating, split=low.split)
 
 
 class ExprLowerer:
@@ -195,11 +196,14 @@ class Lowerer:
         cols = [F.col(_quoted(f.name)).alias(f"f{i}") for i, f in enumerate(node.fields)]
         if node.changelog:  # the row kind, and for an upsert source its position
             cols.append(F.coalesce(F.col(OP), F.lit("+I")).alias(OP))
-            if node.changelog == "upsert":
+            if SEQ in df.columns:  # for a ChangelogNormalize
                 cols.append(F.col(SEQ))
         keep_eoi = st.streaming and df.isStreaming
+        split = keep_eoi and node.watermarked and result.splits is not None and SPLIT in df.columns
+        if split:
+            cols.append(F.col(SPLIT))
         out = df.select(*cols, F.col(EOI)) if keep_eoi else df.where(~F.col(EOI)).select(*cols)
-        return Lowered(out, keep_eoi, bool(node.changelog))
+        return Lowered(out, keep_eoi, bool(node.changelog), split=split)
 
     def agg_columns(self, aggs, input_width: int, grouping_sets: bool = False) -> list[Column]:
         key = ("aggs", id(aggs), input_width, grouping_sets)

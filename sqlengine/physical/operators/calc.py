@@ -20,4 +20,4 @@ class Calc(Operator):
             # The end-of-input row passes every filter (it is removed where it is consumed).
             df = df.where(cond | F.col(EOI) if child.eoi else cond)
         cols = [lw.exprs.lower(e).alias(f"f{i}") for i, e in enumerate(node.projections)]
-        return Lowered(df.select(*cols, *child.hidden()), child.eoi, child.updating, child.rt)
+        return Lowered(df.select(*cols, *child.hidden()), child.eoi, child.updating, child.rt, split=child.split)

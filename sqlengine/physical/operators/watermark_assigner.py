@@ -4,13 +4,22 @@ neither does a stream whose consumers never fire on time (no pass over the epoch
 
 The epoch's largest event time is observed on the rows as they flow to the operator
 that fires on time (``streaming/epoch.LazyWatermark``): that operator's own pass over
-them computes it."""
+them computes it.
+
+Per split (Flink's per-partition watermarks): over a source with splits (Kafka
+partitions, ``ScanResult.splits``) the largest event time is kept per split, and the
+watermark is the minimum over the splits that have not ended and are not idle (no new
+row for ``table.exec.source.idle-timeout``); a split that never had a row holds it at
+its minimum until it goes idle; when every live split is idle the watermark stays. It
+never moves back (a split found later does not lower it)."""
 from __future__ import annotations
 
 from typing import Optional
 
 from pyspark.sql import functions as F
 
+from connectors.base import SPLIT
+from sqlengine.config import source_idle_timeout_ms
 from sqlengine.physical.node import Operator, register
 from sqlengine.plan import nodes as P
 from sqlengine.runtime.lower import Lowered, drop_eoi
@@ -23,8 +32,9 @@ class WatermarkAssigner(Operator):
 
     def lower_epoch(self, lw, node: P.WatermarkAssigner, child: Lowered) -> Lowered:
         from sqlengine.runtime.streaming.epoch import WM_MAX, WM_MIN, LazyWatermark, as_int
+        out = (lambda df: df.drop(SPLIT)) if child.split else (lambda df: df)
         if node not in lw.watermarked:
-            return Lowered(child.df, updating=child.updating, empty=child.empty)
+            return Lowered(out(child.df), updating=child.updating, empty=child.empty)
         oid = lw.ep.ids[node]
         before = lw.ep.meta_in.get("max", {}).get(oid)
         upstream = lw.wm[node]
@@ -37,11 +47,62 @@ class WatermarkAssigner(Operator):
                 return WM_MAX
             return WM_MIN if seen is None else seen - node.delay_ms
 
+        splits = _splits(lw, node) if child.split else None
+        if splits is not None:
+            finish = _per_split(lw, node, oid, splits, finish)
         if child.empty:
             lw.wm[node] = finish(None)
-            return Lowered(child.df, updating=child.updating, empty=True)
-        top = F.max(F.unix_millis(F.col(f"f{node.rowtime}")))
+            return Lowered(out(child.df), updating=child.updating, empty=True)
+        ms = F.unix_millis(F.col(f"f{node.rowtime}"))
+        if splits is None:
+            top = F.max(ms)
+        else:  # the largest event time per split, as text: "<ms>,,<ms>" in the splits' order
+            top = F.concat_ws(",", *[F.coalesce(F.max(F.when(F.col(SPLIT) == F.lit(k), ms)).cast("string"),
+                                                F.lit("")) for k in sorted(splits)])
         name = f"watermark_{oid}_{lw.ep.epoch}"
         observed = child.df.observe(name, top.alias("m"))
         lw.wm[node] = LazyWatermark(observed, name, top, finish)
-        return Lowered(observed, updating=child.updating)
+        return Lowered(out(observed), updating=child.updating)
+
+
+def _splits(lw, node: P.WatermarkAssigner) -> Optional[dict]:
+    """The epoch's splits of the source below (through projections), or None."""
+    n = node.input
+    while isinstance(n, P.Calc):
+        n = n.input
+    return lw.ep.splits.get(n) if isinstance(n, P.TableScan) else None
+
+
+def _per_split(lw, node: P.WatermarkAssigner, oid: str, splits: dict, finish):
+    """``finish`` over the per-split maxima (see the module docstring)."""
+    from sqlengine.runtime.streaming.epoch import WM_MAX, WM_MIN, as_int
+    meta_in, meta_out = lw.ep.meta_in, lw.ep.meta_out
+    tops = dict(meta_in.get("split_max", {}).get(oid, {}))
+    seen = dict(meta_in.get("split_seen", {}).get(oid, {}))
+    idle_ms = source_idle_timeout_ms(lw.state.conf)
+    upstream = lw.wm[node]
+    previous = lw.ep.prev_wm(node)
+    now = lw.ep.now_ms
+
+    def per_split(text: Optional[str]) -> int:
+        keys = sorted(splits)
+        values = text.split(",") if text else [""] * len(keys)
+        for k, v in zip(keys, values):
+            if v:
+                tops[k] = max(tops.get(k, int(v)), int(v))
+                seen[k] = now
+            seen.setdefault(k, now)  # a split's idle time counts from when it is first seen
+        meta_out.setdefault("split_max", {})[oid] = tops
+        meta_out.setdefault("split_seen", {})[oid] = seen
+        overall = finish(max(tops.values()) if tops else None)  # the global maximum's bookkeeping
+        if as_int(upstream) == WM_MAX:
+            return WM_MAX
+        live = [k for k in keys if not splits[k]]
+        if not live:  # every split read to its end: all of it has been seen
+            return overall
+        active = [k for k in live if not idle_ms or now - seen[k] < idle_ms]
+        if not active:  # every live split idle: the watermark stays
+            return previous
+        low = min(tops.get(k, WM_MIN + node.delay_ms) for k in active) - node.delay_ms
+        return max(previous, low)
+    return per_split

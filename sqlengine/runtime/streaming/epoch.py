@@ -29,7 +29,7 @@ from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from connectors.base import EOI
+from connectors.base import EOI, SPLIT
 from sqlengine.physical.node import Dag
 from sqlengine.runtime.faults import reached
 from sqlengine.plan import nodes as P
@@ -114,6 +114,8 @@ class Epoch:
     meta_out: dict[str, Any]
     ids: dict[P.Node, str]
     persisted: list[DataFrame] = field(default_factory=list)
+    # Per scan with splits (ScanResult.splits): split -> has it ended, in this epoch.
+    splits: dict = field(default_factory=dict)
     now_ms: int = field(default_factory=lambda: int(time.time() * 1000))  # processing time
 
     def persist(self, df: DataFrame) -> DataFrame:
@@ -222,7 +224,8 @@ class EpochDriver:
 
     def __init__(self, state: LowerState, dag: Dag, scans: Scans, store: StateStore,
                  consumers: list[Callable[[Lowered, int], None]], checkpoint: str = "",
-                 epoch_infos: Optional[list] = None, epoch_done: Optional[list] = None):
+                 epoch_infos: Optional[list] = None, epoch_done: Optional[list] = None,
+                 split_infos: Optional[list] = None):
         self.state = state
         self.dag = dag
         self.scans = scans
@@ -231,6 +234,7 @@ class EpochDriver:
         self.checkpoint = checkpoint
         self.epoch_infos = epoch_infos or []
         self.epoch_done = epoch_done or []
+        self.split_infos = split_infos or []
         self.ids = dag.ids()
         self.watermarked = frozenset(dag.watermarked())
         from sqlengine.runtime.streaming.runner import lookup_scans
@@ -283,6 +287,7 @@ class EpochDriver:
                 before = meta_in.get("ended") or [False] * len(ended)
                 ended = [a or b for a, b in zip(ended, before)]
             ep.meta_out["ended"] = ended
+            ep.splits = self._splits(epoch_id)
             if all(ended):
                 reached("end-of-input")
             lw = EpochLowerer(self.state, ep, lambda n: self._delta(batch, n, rows),
@@ -315,6 +320,17 @@ class EpochDriver:
         for hook, end in zip(self.epoch_done, entry[1]):
             if hook is not None and end is not None:
                 hook(end)
+
+    def _splits(self, epoch: int) -> dict:
+        """Per scan whose source has splits (``ScanResult.splits``): its splits in the
+        epoch and whether each has ended, from the epoch's end offsets."""
+        if not self.checkpoint or not any(self.split_infos):
+            return {}
+        entry = _offsets_entry(self.checkpoint, epoch)
+        if entry is None or len(entry[1]) != len(self.scans.nodes):
+            return {}
+        return {n: fn(end) for n, fn, end in zip(self.scans.nodes, self.split_infos, entry[1])
+                if fn is not None and end is not None}
 
     def _from_offsets(self, epoch: int) -> Optional[tuple[list[bool], list[bool], int]]:
         """(ended, may hold rows) per source and the epoch's timestamp, from Spark's
@@ -357,7 +373,7 @@ class EpochDriver:
     def _delta(self, batch: DataFrame, node: P.TableScan, rows: list[bool]) -> Lowered:
         i = self.scans.index(node)
         delta = rows_of(batch, i).where(~F.col(EOI)).drop(EOI)
-        return Lowered(delta, updating=bool(node.changelog), empty=not rows[i])
+        return Lowered(delta, updating=bool(node.changelog), empty=not rows[i], split=SPLIT in delta.columns)
 
 
 def _offsets_entry(checkpoint: str, epoch: int) -> Optional[tuple[dict, list[Optional[dict]]]]:

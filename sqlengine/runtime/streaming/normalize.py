@@ -31,9 +31,10 @@ from sqlengine.runtime.streaming.state import COUNT
 
 def last_changes(df: DataFrame, cols: list[str], keys: list[str]) -> DataFrame:
     """Per key, the epoch's last change (columns ``cols`` and ``__op``)."""
-    order = F.col(SEQ) if SEQ in df.columns else F.monotonically_increasing_id()
+    if SEQ not in df.columns:  # the order rows arrive in (a projection: not allowed inside max_by)
+        df = df.withColumn(SEQ, F.monotonically_increasing_id())
     rest = [c for c in cols if c not in keys]
-    last = F.max_by(F.struct(*[F.col(c) for c in rest], F.col(OP)), order).alias("__l")
+    last = F.max_by(F.struct(*[F.col(c) for c in rest], F.col(OP)), F.col(SEQ)).alias("__l")
     grouped = df.groupBy(*[F.col(k) for k in keys]).agg(last)
     return grouped.select(*[F.col(k) if k in keys else F.col(f"__l.{k}").alias(k) for k in cols],
                           F.col(f"__l.{OP}").alias(OP))

@@ -78,20 +78,21 @@ def start_epoch_query(state: LowerState, dag: Dag,
     nodes = distinct_scans(dag)
     frames = []
     lw = Lowerer(state)
-    infos, done = [], []
+    infos, done, splits = [], [], []
     for n in nodes:
         before = len(state.scans)
         low = lw.scan(n)
         scan = state.scans[before] if len(state.scans) > before else None
         infos.append(scan.epoch_info if scan is not None else None)
         done.append(scan.epoch_done if scan is not None else None)
+        splits.append(scan.splits if scan is not None else None)
         if not low.df.isStreaming:
             raise UnsupportedError(f"Table {n.table} is not a streaming source; in streaming mode every "
                                    f"source of a job must be (use batch mode)")
         frames.append(low.df)
     store = StateStore(state.spark, os.path.join(checkpoint, "state"), state.max_parallelism)
     _check_same_plan(store, dag, checkpoint)
-    driver = EpochDriver(state, dag, Scans(nodes), store, consumers, checkpoint, infos, done)
+    driver = EpochDriver(state, dag, Scans(nodes), store, consumers, checkpoint, infos, done, splits)
     driver.bounded = all(s.end_check is not None for s in state.scans)
     from sqlengine.runtime.job import trigger_interval
     trigger = trigger_interval(state)  # after the scans: a throttled source asks for one

@@ -1,0 +1,58 @@
+"""Per-split watermarks (``physical/operators/watermark_assigner._per_split``): the
+minimum over live, non-idle splits; idle splits (``table.exec.source.idle-timeout``) and
+ended ones do not hold it back; it never moves back."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+from sqlengine.physical.operators.watermark_assigner import _per_split
+from sqlengine.runtime.streaming.epoch import WM_MAX, WM_MIN
+
+@dataclass(frozen=True)
+class Assigner:
+    delay_ms: int
+
+
+NODE = Assigner(1000)
+
+
+def lw(now: int, meta_in: dict, conf: dict, prev: int = WM_MIN, upstream: int = WM_MIN):
+    ep = SimpleNamespace(meta_in=meta_in, meta_out={}, now_ms=now, prev_wm=lambda node: prev)
+    return SimpleNamespace(ep=ep, state=SimpleNamespace(conf=conf), wm={NODE: upstream})
+
+
+def run(now, meta_in, splits, text, conf=None, prev=WM_MIN, upstream=WM_MIN):
+    low = lw(now, meta_in, conf or {}, prev, upstream)
+    fn = _per_split(low, NODE, "op", splits, lambda top: WM_MIN if top is None else top - NODE.delay_ms)
+    return fn(text), low.ep.meta_out
+
+
+def test_minimum_over_splits_and_a_split_without_rows_holds_it():
+    wm, meta = run(100_000, {}, {"t:0": False, "t:1": False}, "50000,20000")
+    assert wm == 20000 - 1000
+    assert meta["split_max"]["op"] == {"t:0": 50000, "t:1": 20000}
+    wm, _ = run(100_000, {}, {"t:0": False, "t:1": False}, "50000,")
+    assert wm == WM_MIN  # t:1 never had a row and is not idle
+
+
+def test_idle_split_stops_holding_it_back():
+    meta_in = {"split_max": {"op": {"t:0": 50000}}, "split_seen": {"op": {"t:0": 1000, "t:1": 1000}}}
+    conf = {"table.exec.source.idle-timeout": "5 s"}
+    wm, meta = run(3000, meta_in, {"t:0": False, "t:1": False}, "60000,", conf)
+    assert wm == WM_MIN  # t:1 seen at 1000, silent for 2 s < 5 s: still holds it
+    wm, meta = run(7000, meta_in, {"t:0": False, "t:1": False}, "60000,", conf)
+    assert wm == 60000 - 1000  # t:1 idle now
+    assert meta["split_seen"]["op"] == {"t:0": 7000, "t:1": 1000}
+    # every split idle: the watermark stays where it was
+    wm, _ = run(60_000, meta_in, {"t:0": False, "t:1": False}, ",", conf, prev=40000)
+    assert wm == 40000
+
+
+def test_ended_splits_do_not_count_and_it_never_moves_back():
+    wm, _ = run(1000, {}, {"t:0": True, "t:1": False}, "90000,30000")
+    assert wm == 29000
+    wm, _ = run(1000, {}, {"t:0": False, "t:1": False, "t:2": False}, "90000,30000,10000", prev=29000)
+    assert wm == 29000  # a split found later with older rows does not lower it
+    wm, _ = run(1000, {}, {"t:0": True}, "90000", upstream=WM_MAX)
+    assert wm == WM_MAX
