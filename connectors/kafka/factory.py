@@ -217,9 +217,9 @@ class KafkaFactory(ConnectorFactory):
         if self.upsert:
             return "upsert"
         fmt = options.get("value.format") or options.get("format") or "json"
-        from connectors.formats import format_module
+        from connectors.formats import BYTE_FORMATS, format_module
         try:
-            return "all" if getattr(format_module(fmt, self.identifier, allow=("raw",)), "CHANGELOG", False) else ""
+            return "all" if getattr(format_module(fmt, self.identifier, allow=BYTE_FORMATS), "CHANGELOG", False) else ""
         except ConnectorError:
             return ""
 
@@ -227,9 +227,9 @@ class KafkaFactory(ConnectorFactory):
         if self.upsert:
             return True
         fmt = options.get("value.format") or options.get("format") or "json"
-        from connectors.formats import format_module
+        from connectors.formats import BYTE_FORMATS, format_module
         try:
-            return getattr(format_module(fmt, self.identifier, allow=("raw",)), "CHANGELOG", False)
+            return getattr(format_module(fmt, self.identifier, allow=BYTE_FORMATS), "CHANGELOG", False)
         except ConnectorError:
             return False
 
@@ -241,8 +241,11 @@ class UpsertKafkaFactory(KafkaFactory):
 
 
 def _failure(k: KO.KafkaOptions, reason: Column) -> Column:
-    fmt = (k.value.name if k.value else k.key.name).upper()
-    text = F.coalesce(F.col("__value").cast("string"), F.lit("null"))  # cast here: evaluated for bad records only
+    spec = k.value if k.value else k.key
+    fmt = spec.name.upper()
+    # cast here: evaluated for bad records only; a binary format's record as hex digits
+    value = F.hex(F.col("__value")) if getattr(spec.module, "BINARY", False) else F.col("__value").cast("string")
+    text = F.coalesce(value, F.lit("null"))
     return F.concat(F.lit(f"Failed to deserialize {fmt} '"), text, F.lit("' at topic "), F.col("__topic"),
                     F.lit(" partition "), F.col("__partition").cast("string"), F.lit(" offset "),
                     F.col("__offset").cast("string"), F.lit(": "), reason)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from connectors.base import Options
-from connectors.formats import format_module
+from connectors.formats import BYTE_FORMATS, format_module
 from sqlengine.config import duration_ms
 from sqlengine.errors import ConnectorError
 from sqlengine.types import DataType
@@ -124,7 +124,7 @@ def _position(options: Options, which: str, modes: tuple[str, ...], default: str
 
 def _format(options: Options, prefix_key: str, fmt: str, columns: list[tuple[str, DataType]],
             strip: str = "") -> FormatSpec:
-    module = format_module(fmt, options.connector, allow=("raw",))
+    module = format_module(fmt, options.connector, allow=BYTE_FORMATS)
     opts = module.parse_options(options, fmt + ".")
     fcols = tuple((n[len(strip):] if strip and n.startswith(strip) else n, t) for n, t in columns)
     if hasattr(module, "check_columns"):
