@@ -88,6 +88,8 @@ def _cell(v: Any, t: Any = None) -> Optional[str]:
     root = getattr(t, "root", None)
     if isinstance(v, bool):
         return "TRUE" if v else "FALSE"
+    if isinstance(v, (bytes, bytearray)):  # BINARY/VARBINARY: Flink prints x'<hex>'
+        return f"x'{bytes(v).hex()}'"
     if isinstance(v, dt.datetime):
         digits = t.precision if root in ("TIMESTAMP", "TIMESTAMP_LTZ") and t.precision is not None else 3
         return v.strftime("%Y-%m-%d %H:%M:%S") + _fraction(v.microsecond, digits)

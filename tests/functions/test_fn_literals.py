@@ -142,3 +142,9 @@ def test_binary_literal():
 def test_binary_literal_values(batch):
     assert one_row(batch, "SELECT X'41', CAST(x'4142' AS STRING), x'00ff' = CAST(x'00ff' AS BYTES)") == \
         [b"A", "AB", True]
+
+
+def test_binary_values_print_as_flink_does(batch):
+    """Flink's tableau prints BYTES as ``x'<hex>'`` (checked with Flink 2.3)."""
+    shown = batch.execute_sql("SELECT X'41', CAST('ab' AS BYTES), CAST(NULL AS BYTES), X'00ff'").render()
+    assert "| x'41' | x'6162' | <NULL> | x'00ff' |" in " ".join(shown.split()).replace("| |", "|")
