@@ -137,7 +137,7 @@ def test_upsert_kafka_source_normalized(session, kafka_bootstrap):
     assert "ChangelogNormalize(key=[id]), changelogMode=[I,UB,UA,D]" in plan
     assert "fields=[id, name, score]), changelogMode=[I,UA,D]" in plan  # the source: upserts, no update-before
     # small epochs: a key's changes spread over several epochs and normalized against state
-    session.execute_sql("SET 'sqlengine.kafka.max-rows-per-epoch' = '25'")
+    session.execute_sql("SET 'sqlengine.kafka.max-rows-per-epoch' = '30'")
     rows = session.execute_sql("SELECT * FROM people").collect()
     assert materialize(rows) == Counter({(k, v["name"], v["score"]): 1 for k, v in final.items()})
     assert {r[0] for r in rows} <= {"+I", "-U", "+U", "-D"} and any(r[0] == "-D" for r in rows)

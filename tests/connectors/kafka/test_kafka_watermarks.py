@@ -29,8 +29,8 @@ def test_lagging_partition_holds_the_watermark_back(session, kafka_bootstrap):
                         f"'properties.bootstrap.servers' = '{kafka_bootstrap}', "
                         f"'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', "
                         f"'format' = 'json')")
-    # small epochs: the partitions advance side by side, 10 records each per epoch
-    session.execute_sql("SET 'sqlengine.kafka.max-rows-per-epoch' = '20'")
+    # small epochs: the partitions advance side by side, 20 records each per epoch
+    session.execute_sql("SET 'sqlengine.kafka.max-rows-per-epoch' = '40'")
     rows = session.execute_sql("SELECT window_start, p, COUNT(*) FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), "
                                "INTERVAL '10' SECOND)) GROUP BY window_start, window_end, p").collect()
     counts = {(str(r[1])[11:19], r[2]): r[3] for r in rows}
