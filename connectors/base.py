@@ -15,7 +15,7 @@ the maximum by the runtime when it sees the ``__eoi`` row, fires every window.
 when that has happened and the query may be stopped. In batch mode no ``__eoi``
 row is emitted (the column is all false) and ``end_check`` is ignored.
 
-Sinks: the runtime hands ``write_stream``/``write_batch``/``write_epoch`` a DataFrame whose columns
+Sinks: the runtime hands ``write_batch``/``write_epoch`` a DataFrame whose columns
 are the sink's columns (Spark types from ``DataType.to_spark()``), plus ``__op``
 (``+I``/``-U``/``+U``/``-D``) when the input is an updating changelog.
 """
@@ -238,25 +238,43 @@ def is_deletion(op: Any) -> Any:
 
 
 class Sink:
-    """A prepared sink. The runtime calls exactly one of the two writers."""
+    """A prepared sink: ``write_batch`` in a batch job, ``write_epoch`` once per epoch
+    of a streaming job (every streaming job, one INSERT or a statement set, runs as one
+    Spark query whose ``foreachBatch`` hands each sink its epoch's rows).
+
+    The transactional contract (DESIGN.md, "Exactly once"), which every exactly-once
+    sink here (filesystem, kafka, jdbc) implements the same way, on a Python data
+    source's writer so that Spark drives the two phases:
+
+    * **prepare** on the executors (``DataSourceWriter.write``): each task stages its
+      rows under ids derived from (sink, query id, epoch, task) only, so a replayed
+      epoch or a retried task finds what an earlier attempt left (a staged file, an
+      open Kafka transaction, a PostgreSQL prepared transaction) and replaces or reuses
+      it; it returns a commit message naming what it staged;
+    * **commit** on the driver (``DataSourceWriter.commit``) once every task has
+      prepared: publish all of the epoch's messages; idempotent (an epoch committed
+      twice, or a replay of a committed epoch, changes nothing: deterministic file
+      names, a per-task marker of the last committed epoch in Kafka's consumer-group
+      offsets or the PostgreSQL marker table); ``abort`` discards the messages;
+    * **recovery** on the driver before the job's first epoch: resolve what a crash
+      left prepared (the sink's PostgreSQL prepared transactions are rolled back and
+      Kafka's transactional ids are fenced; the epoch is replayed by Spark from its
+      offsets log; staged files are swept when the epoch's task writes again).
+
+    The epoch is committed to the sinks before Spark records it in its commit log; a
+    crash between the two replays it, and the replay is a no-op by the above.
+    """
 
     explain: str = ""
-
-    def write_stream(self, df: Any) -> Any:
-        """Return a configured ``DataStreamWriter`` (the runtime sets checkpoint and trigger)."""
-        raise NotImplementedError
 
     def write_batch(self, df: Any) -> None:
         raise NotImplementedError
 
     def write_epoch(self, df: Any, epoch_id: int, query_id: str) -> None:
-        """Write one micro-batch of a streaming query as a batch write (``foreachBatch``).
-
-        Used when one streaming query feeds several sinks (a statement set). After a
-        failure, Spark replays an epoch with the same ``epoch_id`` (and ``query_id``,
-        which a restart from the checkpoint keeps): an exactly-once sink makes the
-        replay a no-op; the default writes again (at-least-once).
-        """
+        """Write one epoch of a streaming job (a batch DataFrame). After a failure Spark
+        replays an epoch with the same ``epoch_id`` (and ``query_id``, which a restart
+        from the checkpoint keeps): an exactly-once sink makes the replay a no-op; the
+        default writes again (at-least-once)."""
         self.write_batch(df)
 
     def on_job_end(self, succeeded: bool) -> None:

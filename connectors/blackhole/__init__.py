@@ -13,9 +13,6 @@ from connectors.base import ConnectorFactory, Options, Sink, SinkContext, regist
 class BlackholeSink(Sink):
     explain = "BlackHole"
 
-    def write_stream(self, df: Any) -> Any:
-        return df.writeStream.format("noop")
-
     def write_batch(self, df: Any) -> None:
         df.write.format("noop").mode("overwrite").save()
 

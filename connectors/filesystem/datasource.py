@@ -7,7 +7,7 @@ SOURCE_NAME = "sqlengine_files"
 
 
 class FilesDataSource(DataSource):
-    """``spark.read[Stream].format("sqlengine_files")`` and ``write[Stream]`` of lines.
+    """``spark.read[Stream].format("sqlengine_files")`` and ``write`` of lines.
 
     Options: ``path`` (file or folder); reading: ``num_partitions``,
     ``max_lines_per_batch`` (0 = everything in one micro-batch), ``min_split_bytes``,
@@ -36,10 +36,6 @@ class FilesDataSource(DataSource):
     def writer(self, schema, overwrite: bool):
         from connectors.filesystem.writer import LinesBatchWriter
         return LinesBatchWriter(self.options)
-
-    def streamWriter(self, schema, overwrite: bool):
-        from connectors.filesystem.writer import LinesStreamWriter
-        return LinesStreamWriter(self.options)
 
 
 def register(spark) -> str:

@@ -203,11 +203,6 @@ class FilesystemSink(Sink):
             return df.select(self.t.module.encode_with(cols, self.t.format_options, op).alias("line"))
         return df.select(self.t.module.encode_with(cols, self.t.format_options).alias("line"))
 
-    def write_stream(self, df):
-        lines = self.lines(df)
-        return (lines.writeStream.format(datasource.format_for(lines)).option("path", self.t.path)
-                .option("sink_id", self.ctx.sink_id))
-
     def write_batch(self, df) -> None:
         lines = self.lines(df)
         lines.write.format(datasource.format_for(lines)).mode("append").option("path", self.t.path).save()

@@ -6,9 +6,10 @@ files by renaming them to their visible names, ``abort`` deletes them. Visible
 names are deterministic, so publishing an epoch again (a micro-batch replayed after
 a crash between our commit and Spark's commit log) is a no-op:
 
-* streaming: ``part-<uuid>-<partition>-<epoch>``, Flink's ``part-<uuid>-<subtask>-<n>``
-  where the uuid is derived from Spark's query id (which a restart from the
-  checkpoint keeps) and the sink's operator id (so two sinks of one query differ);
+* an epoch of a streaming job (``write_epoch``): ``part-<uuid>-<partition>-<epoch>``,
+  Flink's ``part-<uuid>-<subtask>-<n>`` where the uuid is derived from Spark's query id
+  (which a restart from the checkpoint keeps) and the sink's operator id (so two sinks
+  of one query differ);
 * batch: ``part-<write id>-task-<partition>-file-0`` (Flink's batch naming).
 
 Empty task outputs create no file. Readers skip names starting with '.' or '_'.
@@ -25,8 +26,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from pyspark import TaskContext
-from pyspark.sql.datasource import (DataSourceArrowWriter, DataSourceStreamArrowWriter,
-                                    WriterCommitMessage)
+from pyspark.sql.datasource import DataSourceArrowWriter, WriterCommitMessage
 
 from connectors.filesystem import files as FS
 
@@ -93,29 +93,6 @@ def _sweep(fs, root: str, messages: list[Optional[StagedFile]]) -> None:
     for path in FS.list_names(fs, folder):
         if any(re.fullmatch(g, posixpath.basename(path)) for g in groups):
             FS.delete(fs, path)
-
-
-class LinesStreamWriter(DataSourceStreamArrowWriter):
-    """Streaming: one staged file per (epoch, partition, attempt)."""
-
-    def __init__(self, options) -> None:
-        self.root = options["path"]
-        self.sink_id = options.get("sink_id", "")
-
-    def write(self, iterator: Iterator[pa.RecordBatch]) -> StagedFile:
-        tc = TaskContext.get()
-        epoch = int(tc.getLocalProperty("streaming.sql.batchId"))
-        qid = tc.getLocalProperty("sql.streaming.queryId")
-        uid = part_uuid(qid, self.sink_id)
-        name = f"part-{uid}-{tc.partitionId()}-{epoch}"
-        return _write_task(self.root, f"{name}.{tc.attemptNumber()}.inprogress", name, iterator,
-                           rf"part-{uid}-\d+-{epoch}\.\d+\.inprogress")
-
-    def commit(self, messages: list[Optional[StagedFile]], batchId: int) -> None:
-        publish_all(self.root, messages)
-
-    def abort(self, messages: list[Optional[StagedFile]], batchId: int) -> None:
-        discard_all(self.root, messages)
 
 
 class LinesBatchWriter(DataSourceArrowWriter):

@@ -91,9 +91,6 @@ class PrintSink(Sink):
         text = row_text([(_column(name), dtype) for name, dtype in self.ctx.columns], kind)
         return df.select(F.concat(self.settings.prefix(), text).alias(LINE))
 
-    def write_stream(self, df: Any) -> Any:
-        return self.lines(df).writeStream.foreachBatch(LinePrinter(self.settings.stderr))
-
     def write_batch(self, df: Any) -> None:
         LinePrinter(self.settings.stderr)(self.lines(df))
 

@@ -1,4 +1,4 @@
-"""The filesystem sink: two-phase commit of part files, batch and streaming writes."""
+"""The filesystem sink: two-phase commit of part files, batch writes and epochs of a streaming job."""
 from __future__ import annotations
 
 import datetime as dt
@@ -38,13 +38,13 @@ def test_commit_publishes_idempotently(tmp_path):
     messages = [task(root, "part-q-0-7", ["a", "b"]), task(root, "part-q-1-7", []), None]
     assert visible(root) == {} and staged(root) == ["part-q-0-7.0.inprogress"]
     assert messages[1].staged is None and messages[0].rows == 2
-    sink = W.LinesStreamWriter({"path": str(root)})
-    sink.commit(messages, 7)
+    sink = W.LinesBatchWriter({"path": str(root), "epoch": "7", "part_uuid": "q"})
+    sink.commit(messages)
     assert visible(root) == {"part-q-0-7": ["a", "b"]} and staged(root) == []
-    sink.commit(messages, 7)  # a replayed commit of the same epoch
+    sink.commit(messages)  # a replayed commit of the same epoch
     assert visible(root) == {"part-q-0-7": ["a", "b"]}
     replay = [task(root, "part-q-0-7", ["a", "b"])]  # the epoch re-executed after a crash
-    sink.commit(replay, 7)
+    sink.commit(replay)
     assert visible(root) == {"part-q-0-7": ["a", "b"]} and staged(root) == []
 
 
@@ -55,7 +55,7 @@ def test_failed_attempts_are_swept(tmp_path):
     W._write_task(str(root), "part-q-1-5.0.inprogress", "part-q-1-5", iter(batches), group)  # attempt 0 died
     ok = W._write_task(str(root), "part-q-1-5.1.inprogress", "part-q-1-5", iter(batches), group)
     other = W._write_task(str(root), "part-q-1-6.0.inprogress", "part-q-1-6", iter(batches), "other")
-    W.LinesStreamWriter({"path": str(root)}).commit([ok], 5)
+    W.LinesBatchWriter({"path": str(root)}).commit([ok])
     assert visible(root) == {"part-q-1-5": ["x"]} and staged(root) == ["part-q-1-6.0.inprogress"]
     assert other.staged is not None
 
@@ -63,14 +63,14 @@ def test_failed_attempts_are_swept(tmp_path):
 def test_abort_leaves_no_visible_file(tmp_path):
     root = tmp_path / "out"
     messages = [task(root, "part-q-0-3", ["x"]), task(root, "part-q-1-3", ["y"])]
-    W.LinesStreamWriter({"path": str(root)}).abort(messages, 3)
+    W.LinesBatchWriter({"path": str(root)}).abort(messages)
     assert visible(root) == {} and staged(root) == []
     W.LinesBatchWriter({"path": str(root)}).abort([None])
 
 
 def test_nothing_is_created_without_rows(tmp_path):
     root = tmp_path / "out"
-    W.LinesStreamWriter({"path": str(root)}).commit([task(root, "part-q-0-0", [])], 0)
+    W.LinesBatchWriter({"path": str(root)}).commit([task(root, "part-q-0-0", [])])
     assert not root.exists()
 
 
@@ -110,27 +110,6 @@ def test_epoch_write_is_idempotent(spark, tmp_path):
     assert visible(root) == files and staged(root) == []
     sink(spark, root, True).write_epoch(df, 5, "q1")  # the next epoch
     assert len(visible(root)) == 2 * len(files)
-
-
-def test_stream_write_names_and_restart(spark, tmp_path):
-    src = tmp_path / "in"
-    src.mkdir()
-    (src / "x.jsonl").write_text("\n".join(LINES) + "\n")
-    from connectors.base import ScanContext
-    scan = factory_for("filesystem", "x").scan(ScanContext(
-        spark, True, 1, "x", COLS, Options("filesystem", {"path": str(src), "format": "json"})))
-    root = tmp_path / "out"
-    data = scan.df.where("not __eoi").drop("__eoi")
-    q = (sink(spark, root, True).write_stream(data).option("checkpointLocation", str(tmp_path / "ck"))
-         .trigger(availableNow=True).start())
-    q.awaitTermination()
-    files = visible(root)
-    name = f"part-{W.part_uuid(q.id, 'sink')}-0-0"  # SinkContext.sink_id defaults to 'sink'
-    assert list(files) == [name] and files[name] == LINES
-    q2 = (sink(spark, root, True).write_stream(data).option("checkpointLocation", str(tmp_path / "ck"))
-          .trigger(availableNow=True).start())  # restart from the checkpoint: nothing new
-    q2.awaitTermination()
-    assert q2.id == q.id and visible(root) == files
 
 
 def test_updating_input_is_rejected(spark, tmp_path):

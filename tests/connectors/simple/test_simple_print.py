@@ -14,7 +14,7 @@ from connectors.printsink.rowstring import value_text
 from sqlengine import types as T
 from sqlengine.errors import ConnectorError
 
-from simple_helpers import drive_to_end, scan_datagen
+from simple_helpers import scan_datagen
 
 ROW = T.ROW([("x", T.INT()), ("y", T.STRING())])
 COLS = [("id", T.INT()), ("name", T.STRING()), ("ts", T.TIMESTAMP(3)), ("ltz", T.TIMESTAMP_LTZ(3)),
@@ -142,14 +142,14 @@ def test_map_order_matches_java_hashmap(spark, key_type):
         assert text == expected
 
 
-def test_streaming_prints_each_micro_batch(spark, capfd, tmp_path):
+def test_streaming_prints_each_epoch(spark, capfd):
     cols = [("id", T.BIGINT()), ("s", T.STRING())]
-    source = scan_datagen(spark, cols, {"number-of-rows": "12", "rows-per-second": "5",
-                                        "fields.id.kind": "sequence", "fields.id.start": "1",
-                                        "fields.id.end": "100", "fields.s.length": "3"}, streaming=True)
-    writer = sink(spark, {"print-identifier": "p"}, columns=cols).write_stream(
-        source.df.where(~F.col(EOI)).drop(EOI))
-    drive_to_end(writer.option("checkpointLocation", str(tmp_path)), source.end_check)
+    source = scan_datagen(spark, cols, {"number-of-rows": "12", "fields.id.kind": "sequence",
+                                        "fields.id.start": "1", "fields.id.end": "100", "fields.s.length": "3"})
+    rows = source.df.where(~F.col(EOI)).drop(EOI)
+    printer = sink(spark, {"print-identifier": "p"}, columns=cols)
+    printer.write_epoch(rows.where("id <= 5"), 0, "q")
+    printer.write_epoch(rows.where("id > 5"), 1, "q")
     lines = printed(capfd)
     assert sorted(int(line.split("[")[1].split(",")[0]) for line in lines) == list(range(1, 13))
     assert all(line.startswith("p> +I[") and len(line.split(", ")[1]) == 4 for line in lines)
