@@ -252,10 +252,14 @@ class Sink:
       open Kafka transaction, a PostgreSQL prepared transaction) and replaces or reuses
       it; it returns a commit message naming what it staged;
     * **commit** on the driver (``DataSourceWriter.commit``) once every task has
-      prepared: publish all of the epoch's messages; idempotent (an epoch committed
-      twice, or a replay of a committed epoch, changes nothing: deterministic file
-      names, a per-task marker of the last committed epoch in Kafka's consumer-group
-      offsets or the PostgreSQL marker table); ``abort`` discards the messages;
+      prepared: publish all of the epoch's messages (rename the staged files; ``COMMIT
+      PREPARED``); idempotent: an epoch committed twice, or a replay of a committed
+      epoch, changes nothing (deterministic file names; a per-task marker of the last
+      committed epoch in the PostgreSQL marker table). ``abort`` discards the messages.
+      Kafka is the exception: a Kafka transaction cannot be finished by another process,
+      so each task commits its own, atomically with its marker (the epoch as the offset
+      of a per-task consumer group, ``send_offsets_to_transaction``); a replayed task
+      finds the marker and writes nothing;
     * **recovery** on the driver before the job's first epoch: resolve what a crash
       left prepared (the sink's PostgreSQL prepared transactions are rolled back and
       Kafka's transactional ids are fenced; the epoch is replayed by Spark from its
