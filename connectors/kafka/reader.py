@@ -274,8 +274,7 @@ def _batches(msgs: list, fields: list[str], todo: dict) -> Iterator[pa.RecordBat
             ends[names.index(t) * width + p] = e
     keep = offsets < ends[tindex * width + parts]
     if not keep.all():
-        msgs = list(itertools.compress(msgs, keep.tolist()))
-        topics = list(itertools.compress(topics, keep.tolist()))
+        msgs = list(itertools.compress(msgs, keep))
         tindex, parts, offsets = tindex[keep], parts[keep], offsets[keep]
     cols = _Columns(msgs, names, tindex, parts, offsets)
     yield from cols.batches(fields)
