@@ -46,9 +46,23 @@ def timestamp_pattern(iso: bool, ltz: bool) -> str:
     return (ISO_TS if iso else SQL_TS) + ("'Z'" if ltz else "")
 
 
+# Text that Spark's own timestamp cast reads exactly as the SQL_TS pattern does.
+_SQL_TS_SHAPE = r"^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?$"
+
+
 def parse_timestamp(text: Column, iso: bool, ltz: bool) -> Column:
-    """TIMESTAMP(_LTZ) from Flink's text form; NULL when it does not match."""
-    return F.try_to_timestamp(text, F.lit(timestamp_pattern(iso, ltz)))
+    """TIMESTAMP(_LTZ) from Flink's text form; NULL when it does not match.
+
+    Flink's default SQL form takes a fast path: ``try_to_timestamp`` parses with a
+    java.time formatter (~2 us a value, a fifth of the task time of a Kafka JSON scan,
+    ``benchmarks/README.md``), while text of the plain shape ``yyyy-MM-dd HH:mm:ss[.f]``
+    is read by Spark's hand-written timestamp cast, which gives the same instant (same
+    session time zone, fraction truncated to microseconds) and NULL for the same
+    impossible dates and times. Any other text still goes to the formatter."""
+    parsed = F.try_to_timestamp(text, F.lit(timestamp_pattern(iso, ltz)))
+    if iso or ltz:
+        return parsed
+    return F.when(text.rlike(_SQL_TS_SHAPE), text.try_cast("timestamp")).otherwise(parsed)
 
 
 def format_timestamp(value: Column, iso: bool, ltz: bool) -> Column:

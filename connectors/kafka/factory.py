@@ -144,7 +144,7 @@ class KafkaFactory(ConnectorFactory):
                             splits=kafka_splits if ctx.streaming else None)
         result.metric_messages["skipped"] = "Skipped {n} malformed record(s) in table " + ctx.table_name + \
             f" (topic {k.topic_label()})."
-        result.observation = handle
+        result.observation = handle if ignore else None
         return result
 
     def _decoded(self, raw, ctx: ScanContext, k: KO.KafkaOptions, ignore: bool, handle):
@@ -194,10 +194,14 @@ class KafkaFactory(ConnectorFactory):
             kind = [F.when(value_null, F.lit("-D")).otherwise(F.lit("+U")).alias(OP),
                     F.col("__offset").alias(SEQ)]
         df = raw.select(*physical, *meta, *kind, flag.alias(BAD), F.col("__topic"), F.col("__partition"), F.col(EOI))
-        df = df.observe(handle, F.count(F.lit(1)).alias("records"),
-                        F.coalesce(F.sum(F.col(BAD).cast("int")), F.lit(0)).alias("skipped"))
         if ignore:
+            # Counted only when bad records can be skipped (otherwise one fails the job): the
+            # observation is an interpreted aggregation per record that also splits the
+            # scan's whole-stage codegen in two.
+            df = df.observe(handle, F.coalesce(F.sum(F.col(BAD).cast("int")), F.lit(0)).alias("skipped"))
             df = df.where(~F.col(BAD))
+        else:  # a filter that keeps every row but needs the flag, so its raise_error is evaluated
+            df = df.where(F.coalesce(~F.col(BAD), F.lit(True)))
         names = [n for n, _ in ctx.columns] + [n for n, _, _ in ctx.metadata]
         split = [F.concat(F.col("__topic"), F.lit(":"), F.col("__partition").cast("string")).alias(SPLIT)] \
             if ctx.streaming else []

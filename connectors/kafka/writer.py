@@ -22,8 +22,11 @@ each record once. An epoch becomes visible task by task, not all at once.
 """
 from __future__ import annotations
 
+import collections
+import itertools
 import json
 import logging
+import operator
 from dataclasses import dataclass
 from typing import Iterator, Optional
 
@@ -159,32 +162,58 @@ def _produce_all(producer, topic: str, batches: Iterator[pa.RecordBatch], task: 
         if batch.num_rows == 0:
             continue
         names = batch.schema.names
-        values = batch.column(names.index("__value")).to_pylist()
-        keys = batch.column(names.index("__key")).to_pylist() if "__key" in names else [None] * batch.num_rows
-        stamps = batch.column(names.index("__timestamp")).to_pylist() if "__timestamp" in names else None
-        heads = batch.column(names.index("__headers")).to_pylist() if "__headers" in names else None
-        extra: dict = {"partition": task % parts} if fixed else {}
-        for i, (value, key) in enumerate(zip(values, keys)):
-            kw = extra
-            if stamps is not None or heads is not None:
-                kw = dict(extra)
-                if stamps is not None and stamps[i] is not None:
-                    kw["timestamp"] = stamps[i]
-                if heads is not None and heads[i]:
-                    kw["headers"] = heads[i]
-            try:
-                producer.produce(topic, value, key, **kw)
-            except BufferError:  # the local queue is full: let deliveries drain, then again
-                while True:
-                    producer.poll(0.05)
-                    try:
-                        producer.produce(topic, value, key, **kw)
-                        break
-                    except BufferError:
-                        pass
+        columns = [batch.column(names.index("__value")).to_pylist()]
+        if "__key" in names:
+            columns.append(batch.column(names.index("__key")).to_pylist())
+        if "__timestamp" in names or "__headers" in names:
+            _produce_each(producer, topic, batch, columns, task % parts if fixed else None)
+        else:
+            if fixed:
+                columns += [[None] * batch.num_rows] * (2 - len(columns)) + [itertools.repeat(task % parts)]
+            _produce_mapped(producer, topic, columns)
         n += batch.num_rows
         producer.poll(0)
     return n
+
+
+def _produce_mapped(producer, topic: str, columns: list) -> None:
+    """``produce(topic, value[, key[, partition]])`` for each row, looped in C (``map``):
+    the per-record cost is librdkafka's. A full local queue (``BufferError``) waits for
+    deliveries and goes on from the record that did not fit."""
+    its = [iter(c) for c in columns]
+    while True:
+        try:
+            collections.deque(map(producer.produce, itertools.repeat(topic), *its), maxlen=0)
+            return
+        except BufferError:  # the record that failed was taken from the iterators: again
+            left = operator.length_hint(its[0])
+            done = len(columns[0]) - left - 1
+            kw = {"partition": next(its[2])} if len(columns) > 2 else {}
+            _produce_one(producer, topic, [c[done] for c in columns[:2]], kw)
+
+
+def _produce_each(producer, topic: str, batch: pa.RecordBatch, columns: list, partition: Optional[int]) -> None:
+    names = batch.schema.names
+    values = columns[0]
+    keys = columns[1] if len(columns) > 1 else [None] * len(values)
+    stamps = batch.column(names.index("__timestamp")).to_pylist() if "__timestamp" in names else None
+    heads = batch.column(names.index("__headers")).to_pylist() if "__headers" in names else None
+    for i, (value, key) in enumerate(zip(values, keys)):
+        kw: dict = {} if partition is None else {"partition": partition}
+        if stamps is not None and stamps[i] is not None:
+            kw["timestamp"] = stamps[i]
+        if heads is not None and heads[i]:
+            kw["headers"] = heads[i]
+        _produce_one(producer, topic, [value, key], kw)
+
+
+def _produce_one(producer, topic: str, args: list, kw: dict) -> None:
+    while True:
+        try:
+            producer.produce(topic, *args, **kw)
+            return
+        except BufferError:  # the local queue is full: let deliveries drain, then again
+            producer.poll(0.05)
 
 
 def recover(options: dict, tasks: int) -> None:

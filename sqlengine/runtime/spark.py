@@ -16,6 +16,7 @@ from typing import Optional
 
 LOG4J2_CONFIG = Path(__file__).with_name("log4j2.properties")
 DRIVER_JAVA_OPTIONS = "spark.driver.extraJavaOptions"
+EXECUTOR_JAVA_OPTIONS = "spark.executor.extraJavaOptions"
 
 _DEFAULTS = {
     "spark.master": "local[*]",
@@ -30,7 +31,14 @@ _DEFAULTS = {
     "spark.sql.ansi.enabled": "false",
     "spark.sql.streaming.forceDeleteTempCheckpointLocation": "true",
     # A driver out of memory exits (reported as a dead driver) instead of limping on.
-    DRIVER_JAVA_OPTIONS: "-Dio.netty.tryReflectionSetAccessible=true -XX:+ExitOnOutOfMemoryError",
+    # HotSpot never compiles a method of more than 8,000 bytes of bytecode
+    # (DontCompileHugeMethods); whole-stage codegen of a wide decoding projection (a JSON
+    # source's, with its per-field checks) is larger, and ran interpreted: a quarter of
+    # the task CPU of a Kafka JSON scan (benchmarks/README.md, "Kafka -> SQL -> Kafka").
+    # Only the JIT's policy changes; Spark users commonly set it.
+    DRIVER_JAVA_OPTIONS: "-Dio.netty.tryReflectionSetAccessible=true -XX:+ExitOnOutOfMemoryError "
+                         "-XX:-DontCompileHugeMethods",
+    EXECUTOR_JAVA_OPTIONS: "-XX:-DontCompileHugeMethods",  # executors of a cluster run the same code
     "spark.sql.execution.arrow.pyspark.enabled": "true",
     # PySpark would record the Python call site of every DataFrame call (several JVM
     # round trips each) for Spark's error context; our errors name the SQL instead.
@@ -111,12 +119,13 @@ def _log_server_error(request: object, client_address: object) -> None:
 
 
 def driver_conf(conf: Optional[dict[str, str]]) -> dict[str, str]:
-    """The defaults, then ``conf``; the user's driver Java options keep ours."""
+    """The defaults, then ``conf``; the user's driver and executor Java options keep ours."""
     merged = dict(_DEFAULTS)
     merged.update(conf or {})
-    user = (conf or {}).get(DRIVER_JAVA_OPTIONS)
-    if user:
-        merged[DRIVER_JAVA_OPTIONS] = f"{_DEFAULTS[DRIVER_JAVA_OPTIONS]} {user}"
+    for key in (DRIVER_JAVA_OPTIONS, EXECUTOR_JAVA_OPTIONS):
+        user = (conf or {}).get(key)
+        if user:
+            merged[key] = f"{_DEFAULTS[key]} {user}"
     return merged
 
 

@@ -1,0 +1,37 @@
+"""The reader's Arrow batches from confluent-kafka messages, without a broker: records
+past their range's end or of partitions no longer read are dropped, tombstones are
+NULL values, several topics in one batch."""
+from __future__ import annotations
+
+from confluent_kafka import Message
+
+from connectors.kafka.reader import _batches
+
+
+def msg(topic: str, partition: int, offset: int, value, key=None) -> Message:
+    return Message(topic=topic, partition=partition, offset=offset, value=value, key=key)
+
+
+def test_records_past_the_range_end_and_of_other_partitions_are_dropped():
+    todo = {("a", 0): (0, 2), ("b", 3): (10, 12)}
+    msgs = [msg("a", 0, 0, b"a0", b"k"), msg("b", 3, 10, None), msg("a", 0, 1, b"a1"),
+            msg("a", 0, 2, b"a2"), msg("b", 3, 11, b"b11"), msg("a", 1, 0, b"other"), msg("b", 3, 12, b"b12")]
+    fields = ["__key", "__value", "__topic", "__partition", "__offset"]
+    batches = list(_batches(msgs, fields, todo))
+    rows = [r for b in batches for r in b.to_pylist()]
+    assert rows == [
+        {"__key": b"k", "__value": b"a0", "__topic": "a", "__partition": 0, "__offset": 0, "__eoi": False},
+        {"__key": None, "__value": None, "__topic": "b", "__partition": 3, "__offset": 10, "__eoi": False},
+        {"__key": None, "__value": b"a1", "__topic": "a", "__partition": 0, "__offset": 1, "__eoi": False},
+        {"__key": None, "__value": b"b11", "__topic": "b", "__partition": 3, "__offset": 11, "__eoi": False},
+    ]
+    assert [str(t) for t in batches[0].schema.types] == ["binary", "binary", "string", "int32", "int64", "bool"]
+
+
+def test_a_batch_of_one_topic_without_nulls():
+    todo = {("t", 1): (0, 100)}
+    msgs = [msg("t", 1, i, b"v%d" % i) for i in range(100)]
+    (batch,) = _batches(msgs, ["__value", "__offset"], todo)
+    assert batch.column(0).to_pylist() == [b"v%d" % i for i in range(100)]
+    assert batch.column(1).to_pylist() == list(range(100))
+    assert batch.column(2).null_count == 0 and not any(batch.column(2).to_pylist())
