@@ -72,16 +72,21 @@ def duration_ms(raw: str) -> Optional[int]:
 STATE_TTL = "table.exec.state.ttl"
 
 
-def state_ttl_ms(conf: dict[str, str]) -> int:
-    """``table.exec.state.ttl``: how long an idle key's state is kept (0: forever)."""
-    raw = (conf.get(STATE_TTL) or "").strip()
+def duration_option_ms(conf: dict[str, str], key: str, example: str) -> int:
+    """A duration setting in milliseconds (0 when unset); an invalid value is an error
+    naming the key and giving ``example``."""
+    raw = (conf.get(key) or "").strip()
     if not raw:
         return 0
     ms = duration_ms(raw)
     if ms is None:
-        raise ValidationError(f"Invalid value for '{STATE_TTL}': '{raw}' is not a duration "
-                              f"(for example '1 h', '30 min' or '0 ms').")
+        raise ValidationError(f"Invalid value for '{key}': '{raw}' is not a duration (for example {example}).")
     return ms
+
+
+def state_ttl_ms(conf: dict[str, str]) -> int:
+    """``table.exec.state.ttl``: how long an idle key's state is kept (0: forever)."""
+    return duration_option_ms(conf, STATE_TTL, "'1 h', '30 min' or '0 ms'")
 
 
 SOURCE_IDLE_TIMEOUT = "table.exec.source.idle-timeout"
@@ -90,14 +95,7 @@ SOURCE_IDLE_TIMEOUT = "table.exec.source.idle-timeout"
 def source_idle_timeout_ms(conf: dict[str, str]) -> int:
     """``table.exec.source.idle-timeout``: a source split without new rows for this long
     no longer holds its watermark back (0: never idle)."""
-    raw = (conf.get(SOURCE_IDLE_TIMEOUT) or "").strip()
-    if not raw:
-        return 0
-    ms = duration_ms(raw)
-    if ms is None:
-        raise ValidationError(f"Invalid value for '{SOURCE_IDLE_TIMEOUT}': '{raw}' is not a duration "
-                              f"(for example '30 s' or '0 ms').")
-    return ms
+    return duration_option_ms(conf, SOURCE_IDLE_TIMEOUT, "'30 s' or '0 ms'")
 
 
 MAX_ROWS_PER_EPOCH = "sqlengine.source.max-rows-per-epoch"

@@ -57,3 +57,16 @@ def read_all(bootstrap: str, topic: str, committed: bool = True) -> list[Any]:
 
 def values(bootstrap: str, topic: str) -> list[Any]:
     return [json.loads(v) if v is not None else None for _, _, _, v, _ in read_all(bootstrap, topic)]
+
+
+def upsert_table(bootstrap: str, topic: str, key_field: str) -> dict[Any, Any]:
+    """An upsert-kafka topic's final table: per key (``key_field`` of the JSON key), the
+    last value, a tombstone removing the key."""
+    table: dict[Any, Any] = {}
+    for _, _, key, value, _ in read_all(bootstrap, topic):
+        k = json.loads(key)[key_field]
+        if value is None:
+            table.pop(k, None)
+        else:
+            table[k] = json.loads(value)
+    return table

@@ -10,28 +10,13 @@ import pytest
 
 from sqlengine.errors import SqlEngineError
 from sqlengine.session import Session
-from tests.connectors.kafka.kafka_util import new_topic, produce, read_all
+from tests.connectors.kafka.kafka_util import new_topic, produce, upsert_table
+from tests.runtime.changelog_util import materialize
 
 
 @pytest.fixture
 def session(spark, tmp_path):
     return Session({"execution.checkpointing.dir": str(tmp_path / "ck"), "parallelism.default": "2"}, spark=spark)
-
-
-def materialize(rows) -> Counter:
-    """A changelog (``[op, *values]`` rows) applied to a multiset; fails on a retraction
-    of a row that is not there."""
-    out: Counter = Counter()
-    for op, *values in rows:
-        key = tuple(values)
-        if op in ("+I", "+U"):
-            out[key] += 1
-        else:
-            assert out[key] > 0, f"{op} of a row that is not there: {key}"
-            out[key] -= 1
-            if not out[key]:
-                del out[key]
-    return out
 
 
 def event(op: str, before=None, after=None, envelope: bool = False) -> str:
@@ -148,13 +133,7 @@ def test_upsert_kafka_source_normalized(session, kafka_bootstrap):
                         f"'properties.bootstrap.servers' = '{kafka_bootstrap}', 'key.format' = 'json', "
                         f"'value.format' = 'json')")
     session.execute_sql("INSERT INTO per_name SELECT name, COUNT(*), SUM(score) FROM people GROUP BY name").wait()
-    table = {}
-    for _, _, key, value, _ in read_all(kafka_bootstrap, out):
-        name = json.loads(key)["name"]
-        if value is None:
-            table.pop(name, None)
-        else:
-            table[name] = json.loads(value)
+    table = upsert_table(kafka_bootstrap, out, "name")
     expected = {}
     for v in final.values():
         e = expected.setdefault(v["name"], {"n": 0, "total": 0})

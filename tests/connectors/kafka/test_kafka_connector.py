@@ -10,7 +10,7 @@ import pytest
 
 from sqlengine.errors import SqlEngineError
 from sqlengine.session import Session
-from tests.connectors.kafka.kafka_util import new_topic, produce, read_all, values
+from tests.connectors.kafka.kafka_util import new_topic, produce, read_all, upsert_table, values
 
 
 @pytest.fixture
@@ -206,13 +206,7 @@ def test_group_by_into_upsert_kafka(session, kafka_bootstrap):
                         f"'value.format' = 'json')")
     session.execute_sql("SET 'sqlengine.kafka.max-rows-per-epoch' = '100'")
     session.execute_sql("INSERT INTO totals SELECT item, COUNT(*), SUM(price) FROM bids GROUP BY item").wait()
-    final = {}
-    for _, _, key, value, _ in read_all(kafka_bootstrap, out):
-        k = json.loads(key)["item"]
-        if value is None:
-            final.pop(k, None)
-        else:
-            final[k] = json.loads(value)
+    final = upsert_table(kafka_bootstrap, out, "item")
     assert final == {f"i{j}": {"n": 80, "total": sum(i % 50 for i in range(400) if i % 5 == j)} for j in range(5)}
     # more than one epoch wrote updates of the same key: the log holds the history
     assert len(read_all(kafka_bootstrap, out)) > 5
