@@ -10,11 +10,15 @@ rows are read. Over the last change and the stored row:
 last change    stored row   emitted                     state delta
 =============  ===========  ==========================  ===========================
 ``+I``/``+U``  none         ``+I`` new                  ``+1`` new
-``+I``/``+U``  equal        nothing                     nothing
+``+I``/``+U``  equal        nothing (with a TTL: as     nothing
+                            if different)
 ``+I``/``+U``  different    ``-U`` old, ``+U`` new      ``-1`` old, ``+1`` new
 ``-U``/``-D``  present      ``-D`` old (the full row)   ``-1`` old
 ``-U``/``-D``  none         nothing                     nothing
 =============  ===========  ==========================  ===========================
+
+``table.exec.state.ttl``: a key untouched for the TTL is forgotten (``ttl.Expiry``), as
+Flink's ChangelogNormalize state TTL.
 """
 from __future__ import annotations
 
@@ -27,6 +31,12 @@ from sqlengine.runtime.lower import Lowered
 from sqlengine.runtime.streaming.changes import POSITIVE, fcols, key_frame, net, null_safe_eq, semi
 from sqlengine.runtime.streaming.group_aggregate import append_log
 from sqlengine.runtime.streaming.state import COUNT
+from sqlengine.runtime.streaming.ttl import Expiry
+
+
+def expiry_enabled(lw) -> bool:
+    from sqlengine.config import state_ttl_ms
+    return state_ttl_ms(lw.state.conf) > 0
 
 
 def last_changes(df: DataFrame, cols: list[str], keys: list[str]) -> DataFrame:
@@ -49,13 +59,16 @@ def epoch_normalize(lw, node: P.ChangelogNormalize, child: Lowered) -> Lowered:
     touched = key_frame(last, keys)
     stored_schema = last.select(*cols, F.lit(0).cast("long").alias(COUNT)).schema
     table = ep.store.table(ep.ids[node], "rows", stored_schema, keys)
+    expiry = Expiry(lw, node, "rows", touched)
     stored = table.read(ep.epoch)
-    old = net(semi(stored, touched, keys), cols).where(F.col(COUNT) > 0)
+    old = net(semi(expiry.live(stored, keys), touched, keys), cols).where(F.col(COUNT) > 0)
     o = old.select(*[F.col(c).alias(f"o_{c}") for c in cols], F.lit(True).alias("__was"))
     j = last.join(o, null_safe_eq([last[k] for k in keys], [o[f"o_{k}"] for k in keys]), "left_outer")
     upsert = F.col(OP).isin(*POSITIVE)
     was = F.col("__was").isNotNull()
-    same = F.lit(True)
+    # With a state TTL Flink emits an unchanged row again (downstream state may have
+    # expired in the meantime); without one it emits nothing for it.
+    same = F.lit(not expiry_enabled(lw))
     for c in rest:
         same = same & F.col(c).eqNullSafe(F.col(f"o_{c}"))
 
@@ -73,5 +86,6 @@ def epoch_normalize(lw, node: P.ChangelogNormalize, child: Lowered) -> Lowered:
              .when(~upsert & was, F.array(counted("o_", -1))))
     j = ep.persist(j.select(emitted.alias("__e"), delta.alias("__d")))
     changes = j.select(F.explode("__e").alias("r")).select("r.*")
-    append_log(table, ep.epoch, j.select(F.explode("__d").alias("r")).select("r.*"), cols)
+    append_log(table, ep.epoch, expiry.retract(stored, j.select(F.explode("__d").alias("r")).select("r.*"), keys),
+               cols)
     return Lowered(changes, False, True)

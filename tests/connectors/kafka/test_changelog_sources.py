@@ -172,3 +172,19 @@ def test_cdc_events_duplicate_normalizes_by_primary_key(session, tmp_path):
     with pytest.raises(SqlEngineError, match="requires the changelog sources to define a PRIMARY KEY. However, "
                                              "table 'default_catalog.default_database.nokey' doesn't have"):
         session.execute_sql("SELECT * FROM nokey").collect()
+
+
+def test_normalize_state_ttl_forgets_idle_keys(session, tmp_path):
+    """``table.exec.state.ttl`` of 1 ms: ChangelogNormalize keeps a key only for the epoch
+    that wrote it, so the next epoch's update of it is an insert and its delete nothing."""
+    path = debezium_files(tmp_path, [EVENTS[0], EVENTS[1], EVENTS[3],
+                                     event("d", before={"id": 2, "name": "bob", "score": 20})])
+    session.execute_sql(f"CREATE TABLE users (id INT, name STRING, score INT, PRIMARY KEY (id) NOT ENFORCED) WITH "
+                        f"('connector' = 'filesystem', 'path' = '{path}', 'format' = 'debezium-json')")
+    session.execute_sql("SET 'table.exec.source.cdc-events-duplicate' = 'true'")
+    session.execute_sql("SET 'sqlengine.filesystem.max-lines-per-batch' = '2'")
+    assert sorted(session.execute_sql("SELECT * FROM users").collect()) == sorted([
+        ["+I", 1, "ann", 10], ["+I", 2, "bob", 20], ["-U", 1, "ann", 10], ["+U", 1, "ann", 12], ["-D", 2, "bob", 20]])
+    session.execute_sql("SET 'table.exec.state.ttl' = '1 ms'")
+    assert sorted(session.execute_sql("SELECT * FROM users").collect()) == sorted([
+        ["+I", 1, "ann", 10], ["+I", 2, "bob", 20], ["+I", 1, "ann", 12]])
