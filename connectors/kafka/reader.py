@@ -242,8 +242,10 @@ def _split(msgs: list, todo: dict) -> tuple[list, set]:
     C (``map`` over the Message methods): no Python bytecode per record."""
     from confluent_kafka import KafkaError, Message
     errs = list(map(Message.error, msgs))
+    # By identity: a KafkaError compared with None by == raises (list.count would).
+    ok = list(map(operator.is_, errs, itertools.repeat(None)))
     finished: set = set()
-    if errs.count(None) == len(errs):
+    if all(ok):
         return msgs, finished
     for m, err in zip(msgs, errs):
         if err is None:
@@ -253,7 +255,7 @@ def _split(msgs: list, todo: dict) -> tuple[list, set]:
             raise KafkaReadError(f"Reading Kafka partition {tp[0]}-{tp[1]} failed: {err.str()}")
         if tp in todo and m.offset() >= todo[tp][1]:
             finished.add(tp)
-    return list(itertools.compress(msgs, map(operator.is_, errs, itertools.repeat(None)))), finished
+    return list(itertools.compress(msgs, ok)), finished
 
 
 def _batches(msgs: list, fields: list[str], todo: dict) -> Iterator[pa.RecordBatch]:

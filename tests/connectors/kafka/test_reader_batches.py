@@ -3,9 +3,10 @@ past their range's end or of partitions no longer read are dropped, tombstones a
 NULL values, several topics in one batch."""
 from __future__ import annotations
 
-from confluent_kafka import Message
+import pytest
+from confluent_kafka import KafkaError, Message
 
-from connectors.kafka.reader import _batches
+from connectors.kafka.reader import KafkaReadError, _batches, _split
 
 
 def msg(topic: str, partition: int, offset: int, value, key=None) -> Message:
@@ -35,3 +36,16 @@ def test_a_batch_of_one_topic_without_nulls():
     assert batch.column(0).to_pylist() == [b"v%d" % i for i in range(100)]
     assert batch.column(1).to_pylist() == list(range(100))
     assert batch.column(2).null_count == 0 and not any(batch.column(2).to_pylist())
+
+
+def test_end_of_partition_events_among_records_are_taken_out():
+    """A poll mixing records and end-of-partition events (a KafkaError compared with None
+    by == raises, so the events are found by identity)."""
+    eof = Message(topic="a", partition=0, offset=2, error=KafkaError(KafkaError._PARTITION_EOF))
+    msgs = [msg("a", 0, 0, b"x"), eof, msg("a", 1, 0, b"y")]
+    records, finished = _split(msgs, {("a", 0): (0, 2), ("a", 1): (0, 5)})
+    assert [m.value() for m in records] == [b"x", b"y"] and finished == {("a", 0)}
+    assert _split(msgs[:1], {}) == (msgs[:1], set())
+    bad = Message(topic="a", partition=0, offset=0, error=KafkaError(KafkaError._ALL_BROKERS_DOWN))
+    with pytest.raises(KafkaReadError, match="Reading Kafka partition a-0 failed"):
+        _split([bad], {})
