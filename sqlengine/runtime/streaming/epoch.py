@@ -235,6 +235,7 @@ class EpochDriver:
         self.epoch_infos = epoch_infos or []
         self.epoch_done = epoch_done or []
         self.split_infos = split_infos or []
+        self._entries: dict = {}  # epoch -> its offsets log entry (see _entry)
         self.ids = dag.ids()
         self.watermarked = frozenset(dag.watermarked())
         from sqlengine.runtime.streaming.runner import lookup_scans
@@ -310,11 +311,19 @@ class EpochDriver:
             if persisted:
                 batch.unpersist()
 
+    def _entry(self, epoch: int):
+        """The offsets log entry of ``epoch`` (``_offsets_entry``), read once per epoch:
+        the epoch's facts, splits and end-of-epoch hooks all need it."""
+        if epoch not in self._entries:
+            self._entries = {e: v for e, v in self._entries.items() if e >= epoch - 1}
+            self._entries[epoch] = _offsets_entry(self.checkpoint, epoch)
+        return self._entries[epoch]
+
     def _notify_done(self, epoch: int) -> None:
         """``ScanResult.epoch_done`` of each source that asks, with its end offset of ``epoch``."""
         if not self.checkpoint or not any(self.epoch_done):
             return
-        entry = _offsets_entry(self.checkpoint, epoch)
+        entry = self._entry(epoch)
         if entry is None or len(entry[1]) != len(self.epoch_done):
             return
         for hook, end in zip(self.epoch_done, entry[1]):
@@ -326,7 +335,7 @@ class EpochDriver:
         epoch and whether each has ended, from the epoch's end offsets."""
         if not self.checkpoint or not any(self.split_infos):
             return {}
-        entry = _offsets_entry(self.checkpoint, epoch)
+        entry = self._entry(epoch)
         if entry is None or len(entry[1]) != len(self.scans.nodes):
             return {}
         return {n: fn(end) for n, fn, end in zip(self.scans.nodes, self.split_infos, entry[1])
@@ -339,11 +348,11 @@ class EpochDriver:
         if not self.checkpoint or len(self.epoch_infos) != len(self.scans.nodes) or \
                 any(i is None for i in self.epoch_infos):
             return None
-        end = _offsets_entry(self.checkpoint, epoch)
+        end = self._entry(epoch)
         if end is None:
             return None
         meta, ends = end
-        start = _offsets_entry(self.checkpoint, epoch - 1) if epoch > 0 else None
+        start = self._entry(epoch - 1) if epoch > 0 else None
         starts = start[1] if start is not None else [None] * len(ends)
         if len(ends) != len(self.epoch_infos) or len(starts) != len(ends):
             return None
