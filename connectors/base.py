@@ -240,49 +240,123 @@ def is_deletion(op: Any) -> Any:
 class Sink:
     """A prepared sink: ``write_batch`` in a batch job, ``write_epoch`` once per epoch
     of a streaming job (every streaming job, one INSERT or a statement set, runs as one
-    Spark query whose ``foreachBatch`` hands each sink its epoch's rows).
-
-    The transactional contract (DESIGN.md, "Exactly once"), which every exactly-once
-    sink here (filesystem, kafka, jdbc) implements the same way, on a Python data
-    source's writer so that Spark drives the two phases:
-
-    * **prepare** on the executors (``DataSourceWriter.write``): each task stages its
-      rows under ids derived from (sink, query id, epoch, task) only, so a replayed
-      epoch or a retried task finds what an earlier attempt left (a staged file, an
-      open Kafka transaction, a PostgreSQL prepared transaction) and replaces or reuses
-      it; it returns a commit message naming what it staged;
-    * **commit** on the driver (``DataSourceWriter.commit``) once every task has
-      prepared: publish all of the epoch's messages (rename the staged files; ``COMMIT
-      PREPARED``); idempotent: an epoch committed twice, or a replay of a committed
-      epoch, changes nothing (deterministic file names; a per-task marker of the last
-      committed epoch in the PostgreSQL marker table). ``abort`` discards the messages.
-      Kafka is the exception: a Kafka transaction cannot be finished by another process,
-      so each task commits its own, atomically with its marker (the epoch as the offset
-      of a per-task consumer group, ``send_offsets_to_transaction``); a replayed task
-      finds the marker and writes nothing;
-    * **recovery** on the driver before the job's first epoch: resolve what a crash
-      left prepared (the sink's PostgreSQL prepared transactions are rolled back and
-      Kafka's transactional ids are fenced; the epoch is replayed by Spark from its
-      offsets log; staged files are swept when the epoch's task writes again).
-
-    The epoch is committed to the sinks before Spark records it in its commit log; a
-    crash between the two replays it, and the replay is a no-op by the above.
-    """
+    Spark query whose ``foreachBatch`` hands each sink its epoch's rows). The runtime
+    calls ``open`` once per run of a streaming job, before its first epoch."""
 
     explain: str = ""
+
+    def open(self, query_id: str) -> None:
+        """On the driver, before the first epoch of a run of a streaming job (``query_id``
+        is Spark's query id, which a restart from the checkpoint keeps)."""
 
     def write_batch(self, df: Any) -> None:
         raise NotImplementedError
 
     def write_epoch(self, df: Any, epoch_id: int, query_id: str) -> None:
         """Write one epoch of a streaming job (a batch DataFrame). After a failure Spark
-        replays an epoch with the same ``epoch_id`` (and ``query_id``, which a restart
-        from the checkpoint keeps): an exactly-once sink makes the replay a no-op; the
-        default writes again (at-least-once)."""
+        replays an epoch with the same ``epoch_id`` (and ``query_id``): an exactly-once
+        sink makes the replay a no-op; the default writes again (at-least-once)."""
         self.write_batch(df)
 
     def on_job_end(self, succeeded: bool) -> None:
         """Called on the driver when the job ends (e.g. to print a summary)."""
+
+
+class TransactionalSink(Sink):
+    """A sink written through a Python data source whose writer does the two phases of
+    the transactional contract (DESIGN.md, "Exactly once"). Every sink here (filesystem,
+    kafka, upsert-kafka, jdbc) is one; this class drives the contract, the connector
+    says what its rows are and how its writer stages, commits and recovers.
+
+    * **prepare** on the executors (the writer's ``DataSourceWriter.write``): each task
+      stages its rows under ids derived from (sink, query id, epoch, task) only, so a
+      replayed epoch or a retried task finds what an earlier attempt left (a staged
+      file, an open Kafka transaction, a PostgreSQL prepared transaction) and replaces or
+      reuses it; it returns a commit message naming what it staged.
+    * **commit** on the driver (``DataSourceWriter.commit``) once every task has
+      prepared: publish the epoch (rename its staged files, ``COMMIT PREPARED``), and
+      record it in the sink's marker of its last committed epoch (a file beside the
+      staged ones; a row of the PostgreSQL marker table written in the prepared
+      transactions); idempotent: committing an epoch twice, or a replay of a committed
+      epoch, changes nothing. ``abort`` discards the messages. Kafka is the exception: a
+      Kafka transaction cannot be finished by another process, so each task commits its
+      own, atomically with its marker (the epoch as the offset of a per-task consumer
+      group); a replayed task finds the marker and writes nothing.
+    * **recovery** (``recover``) on the driver when the job starts (``open``), before its
+      first epoch: resolve what a crash left prepared (a PostgreSQL sink's prepared
+      transactions are rolled back and Kafka's transactional ids are fenced: their epoch
+      is replayed by Spark from its offsets log; a file sink's committed epoch whose
+      renames were cut short is rolled forward and its staged leftovers are removed).
+
+    The runtime commits an epoch to the sinks before Spark records it in its commit log;
+    a crash between the two replays it, and the replay is a no-op by the above. Where a
+    task's commit is tied to its task number (Kafka, PostgreSQL), a replayed epoch must
+    give each task the same rows: ``distribution`` names the columns the rows are hashed
+    on, onto the job's key groups (``SinkContext.max_parallelism``, fixed for the life of
+    a checkpoint).
+
+    A subclass sets ``ctx`` and ``exactly_once`` and implements ``rows``,
+    ``data_source`` and ``writer_options``; ``recover``, ``distribution`` and ``spread``
+    as needed.
+    """
+
+    ctx: SinkContext
+    exactly_once: bool = True
+
+    def rows(self, df: Any) -> Any:
+        """The writer's input rows for the sink's rows ``df``."""
+        raise NotImplementedError
+
+    def data_source(self, rows: Any) -> str:
+        """The format name of the writing data source, registered with ``rows``'s session."""
+        raise NotImplementedError
+
+    def writer_options(self, epoch: Optional[int], query_id: str) -> dict[str, str]:
+        """The writer's options for one epoch (``None``: a batch job's one write)."""
+        raise NotImplementedError
+
+    def recover(self, query_id: str) -> None:
+        """Resolve what a crashed run of this sink left (see the class docstring)."""
+
+    def distribution(self, rows: Any) -> Optional[list]:
+        """Exactly-once: the columns whose hash fixes each row's writer task, or None when
+        a task's output may vary between a run and its replay."""
+        return None
+
+    def spread(self, rows: Any) -> Any:
+        """Without exactly-once: how the rows go onto writer tasks (default: as they are)."""
+        return rows
+
+    def finish(self, rows: Any) -> Any:
+        """The rows as the writer takes them, once distributed (e.g. helper columns dropped)."""
+        return rows
+
+    _opened: Optional[str] = None
+
+    def open(self, query_id: str) -> None:
+        if self.exactly_once and self._opened != query_id:
+            from sqlengine.runtime.faults import reached
+            reached("recovery")
+            self.recover(query_id)
+            self._opened = query_id
+
+    def write_batch(self, df: Any) -> None:
+        import uuid
+        query_id = uuid.uuid4().hex
+        self.open(query_id)
+        self._write(df, None, query_id)
+
+    def write_epoch(self, df: Any, epoch_id: int, query_id: str) -> None:
+        self.open(query_id)  # a no-op after the runtime's open at job start
+        self._write(df, epoch_id, query_id)
+
+    def _write(self, df: Any, epoch: Optional[int], query_id: str) -> None:
+        rows = self.rows(df)
+        cols = self.distribution(rows) if self.exactly_once else None
+        rows = rows.repartition(self.ctx.max_parallelism, *cols) if cols else self.spread(rows)
+        rows = self.finish(rows)
+        (rows.write.format(self.data_source(rows)).mode("append")
+         .options(**self.writer_options(epoch, query_id)).save())
 
 
 class ConnectorFactory:

@@ -28,7 +28,7 @@ from pyspark.sql import Column, Observation
 from pyspark.sql import functions as F
 
 from connectors.base import (EOI, OP, ConnectorFactory, EndOfInput, Options, ScanContext, ScanResult, Sink,
-                             SinkContext, progress_offset, register)
+                             SinkContext, TransactionalSink, progress_offset, register)
 from connectors.filesystem import datasource, files, writer
 from connectors.filesystem.reader import DATA, EOI_PLANNED
 from connectors.formats import format_module
@@ -188,34 +188,36 @@ def _failure(fmt: str, reason: Column) -> Column:
                     F.lit(": "), reason)
 
 
-class FilesystemSink(Sink):
-    """Encodes each row into one line and writes part files under ``path``."""
+class FilesystemSink(TransactionalSink):
+    """Encodes each row into one line and writes part files under ``path``; always
+    exactly-once (files become visible when their epoch commits)."""
 
     def __init__(self, ctx: SinkContext, t: TableOptions):
         self.ctx = ctx
         self.t = t
         self.explain = f"FileSystemTableSink(path={t.path}, format={t.format})"
 
-    def lines(self, df):
+    def rows(self, df):
         cols = [(F.col(f"`{n}`"), dt, n) for n, dt in self.ctx.columns]
         if getattr(self.t.module, "CHANGELOG", False):
             op = F.col(OP) if OP in df.columns else None
             return df.select(self.t.module.encode_with(cols, self.t.format_options, op).alias("line"))
         return df.select(self.t.module.encode_with(cols, self.t.format_options).alias("line"))
 
-    def write_batch(self, df) -> None:
-        lines = self.lines(df)
-        lines.write.format(datasource.format_for(lines)).mode("append").option("path", self.t.path).save()
+    def data_source(self, rows) -> str:
+        """Registered with the session of ``rows`` (a streaming query's clone of the
+        session, see datasource.register)."""
+        return datasource.format_for(rows)
 
-    def write_epoch(self, df, epoch_id: int, query_id: str) -> None:
-        """One epoch as a batch write with the streaming sink's names: a replay is a no-op.
+    def writer_options(self, epoch: Optional[int], query_id: str) -> dict[str, str]:
+        """Streaming: the epoch and the sink's uuid name the files, so a replay is a no-op."""
+        out = {"path": self.t.path}
+        if epoch is not None:
+            out.update(epoch=str(epoch), part_uuid=str(writer.part_uuid(query_id, self.ctx.sink_id)))
+        return out
 
-        ``df`` belongs to the streaming query's clone of the session (see datasource.register).
-        """
-        lines = self.lines(df)
-        (lines.write.format(datasource.format_for(lines)).mode("append").option("path", self.t.path)
-         .option("epoch", str(epoch_id)).option("part_uuid", str(writer.part_uuid(query_id, self.ctx.sink_id)))
-         .save())
+    def recover(self, query_id: str) -> None:
+        writer.recover(self.t.path, str(writer.part_uuid(query_id, self.ctx.sink_id)))
 
 
 def observation(result: ScanResult) -> Any:

@@ -13,9 +13,18 @@ a crash between our commit and Spark's commit log) is a no-op:
 * batch: ``part-<write id>-task-<partition>-file-0`` (Flink's batch naming).
 
 Empty task outputs create no file. Readers skip names starting with '.' or '_'.
+
+A streaming sink's commit is atomic per epoch through its marker, ``.staging/_committed-
+<uuid>.json``: the driver first writes the epoch and its renames there (write, then
+rename: the marker is whole or absent), then renames. A crash in between leaves a
+marker that recovery (``recover``, at the next start) rolls forward, after which it
+removes the sink's other staged files (epochs not committed). A replayed epoch that the
+marker shows committed publishes nothing: its rows may have gone to other tasks than the
+first time, and the files are already there.
 """
 from __future__ import annotations
 
+import json
 import posixpath
 import re
 import uuid
@@ -29,6 +38,7 @@ from pyspark import TaskContext
 from pyspark.sql.datasource import DataSourceArrowWriter, WriterCommitMessage
 
 from connectors.filesystem import files as FS
+from sqlengine.runtime.faults import reached
 
 STAGING = ".staging"
 _EMPTY = pa.scalar("", pa.large_string())
@@ -66,6 +76,62 @@ def _write_task(root: str, staged_name: str, final_name: str, batches: Iterator[
 def part_uuid(query_id: str, sink_id: str) -> uuid.UUID:
     """A stable uuid for one sink of one streaming query (restarts keep the query id)."""
     return uuid.uuid5(uuid.NAMESPACE_URL, f"sqlengine:{query_id}/{sink_id}")
+
+
+def marker_path(base: str, part_uuid: str) -> str:
+    return posixpath.join(base, STAGING, f"_committed-{part_uuid}.json")
+
+
+def read_marker(fs, base: str, part_uuid: str) -> Optional[dict]:
+    """The sink's last committed epoch and its renames (None before its first commit)."""
+    path = marker_path(base, part_uuid)
+    if not FS.exists(fs, path):
+        return None
+    with fs.open_input_stream(path) as f:
+        return json.loads(f.read().decode())
+
+
+def commit_epoch(root: str, part_uuid: str, epoch: int, messages: list[Optional[StagedFile]]) -> None:
+    """Publish one epoch of a streaming sink (see the module docstring); a no-op for an
+    epoch the marker shows committed (the replay's staged files are discarded)."""
+    fs, base = FS.resolve(root)
+    marker = read_marker(fs, base, part_uuid)
+    if marker is not None and marker["epoch"] >= epoch:
+        if marker["epoch"] == epoch:
+            _roll_forward(fs, marker)
+        discard_all(root, messages)
+        return
+    moves = [[m.staged, m.final] for m in messages if m is not None and m.staged is not None]
+    write_marker(fs, base, part_uuid, epoch, moves)
+    reached("file-marked")
+    _roll_forward(fs, {"moves": moves})
+    _sweep(fs, root, messages)
+
+
+def write_marker(fs, base: str, part_uuid: str, epoch: int, moves: list) -> None:
+    """Record ``epoch`` as committed with its renames (written aside, then renamed over the
+    old marker, so a crash leaves the old or the new one whole)."""
+    path = marker_path(base, part_uuid)
+    FS.write_bytes(fs, path + ".tmp", iter([json.dumps({"epoch": epoch, "moves": moves}).encode()]))
+    fs.move(path + ".tmp", path)
+
+
+def _roll_forward(fs, marker: dict) -> None:
+    for staged, final in marker["moves"]:
+        FS.publish(fs, staged, final)
+
+
+def recover(root: str, part_uuid: str) -> None:
+    """At job start: finish the renames of the last committed epoch, then remove the
+    sink's staged files of epochs that were not committed (they are replayed)."""
+    fs, base = FS.resolve(root)
+    marker = read_marker(fs, base, part_uuid)
+    if marker is not None:
+        _roll_forward(fs, marker)
+    mine = re.compile(rf"part-{re.escape(part_uuid)}-\d+-\d+\.\d+\.inprogress")
+    for path in FS.list_names(fs, posixpath.join(base, STAGING)):
+        if mine.fullmatch(posixpath.basename(path)):
+            FS.delete(fs, path)
 
 
 def publish_all(root: str, messages: list[Optional[StagedFile]]) -> None:
@@ -121,7 +187,10 @@ class LinesBatchWriter(DataSourceArrowWriter):
                            rf"part-{self.write_id}-task-\d+\.\d+\.inprogress")
 
     def commit(self, messages: list[Optional[StagedFile]]) -> None:
-        publish_all(self.root, messages)
+        if self.epoch is not None and self.part_uuid:
+            commit_epoch(self.root, self.part_uuid, int(self.epoch), messages)
+        else:
+            publish_all(self.root, messages)
 
     def abort(self, messages: list[Optional[StagedFile]]) -> None:
         discard_all(self.root, messages)

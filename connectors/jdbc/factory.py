@@ -22,8 +22,8 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from connectors.base import (EOI, OP, PHASE_DATA, PHASE_EOI_PLANNED, ConnectorFactory, EndOfInput, Options,
-                             ScanContext, ScanResult, Sink, SinkContext, fold_upserts, is_deletion, progress_offset,
-                             register)
+                             ScanContext, ScanResult, Sink, SinkContext, TransactionalSink, fold_upserts,
+                             is_deletion, progress_offset, register)
 from connectors.formats import json as J
 from connectors.formats.common import format_time
 from connectors.jdbc import options as JO
@@ -139,17 +139,19 @@ def _epoch_info(start: Optional[dict], end: dict) -> tuple[bool, bool]:
     return rows, ended
 
 
-class JdbcSink(Sink):
+class JdbcSink(TransactionalSink):
     def __init__(self, ctx: SinkContext, o: JO.JdbcOptions):
         self.ctx, self.o = ctx, o
         self.keys = list(ctx.primary_key)
         self.explain = f"JdbcSink(table={o.table}, {'upsert' if self.keys else 'append'}, guarantee={o.guarantee})"
-        self._recovered = False
+        self.exactly_once = o.guarantee == "exactly-once"
         # Registered with the job's session now: a micro-batch's DataFrame belongs to a
         # clone of it, where a data source registered later is not found.
         self._source = register_source(ctx.spark)
 
     def rows(self, df):
+        """``__json`` (the row), ``__del`` (upsert: delete the key), ``__k<i>`` (the key, to
+        distribute on; dropped by ``finish``)."""
         cols = [(n, t) for n, t in self.ctx.columns]
         out = []
         if self.keys and OP in df.columns:
@@ -161,34 +163,32 @@ class JdbcSink(Sink):
         return df.select(text.alias("__json"), *out, *[F.col(f"`{k}`").alias(f"__k{i}")
                                                       for i, k in enumerate(self.keys)])
 
-    def _options(self, epoch: Optional[int], query_id: str) -> dict[str, str]:
+    def data_source(self, rows) -> str:
+        return self._source
+
+    def writer_options(self, epoch: Optional[int], query_id: str) -> dict[str, str]:
         o = self.o
         return {"connect_json": _connect_json(o), "url": o.url, "table": o.table,
                 "cols": json.dumps([n for n, _ in self.ctx.columns]), "pk": json.dumps(self.keys),
                 "guarantee": o.guarantee, "sink_id": self.ctx.sink_id, "query_id": query_id,
                 "epoch": str(epoch if epoch is not None else 0)}
 
-    def _write(self, df, epoch: Optional[int], query_id: str) -> None:
+    def recover(self, query_id: str) -> None:
         from connectors.jdbc.writer import recover
-        rows = self.rows(df)
-        opts = self._options(epoch, query_id)
-        keys = [F.col(f"__k{i}") for i in range(len(self.keys))]
-        if self.o.guarantee == "exactly-once":
-            if not self._recovered:
-                recover(opts)
-                self._recovered = True
-            # A replayed epoch must give each writer task the same rows (its marker).
-            rows = rows.repartition(self.ctx.max_parallelism, *(keys or [F.col("__json")]))
-        elif self.o.sink_parallelism:
-            rows = rows.repartition(self.o.sink_parallelism, *(keys or [F.col("__json")]))
-        rows = rows.drop(*[f"__k{i}" for i in range(len(self.keys))])
-        rows.write.format(self._source).mode("append").options(**opts).save()
+        recover(self.writer_options(None, query_id))
 
-    def write_batch(self, df) -> None:
-        self._write(df, None, uuid.uuid4().hex)
+    def _keys(self) -> list:
+        return [F.col(f"__k{i}") for i in range(len(self.keys))] or [F.col("__json")]
 
-    def write_epoch(self, df, epoch_id: int, query_id: str) -> None:
-        self._write(df, epoch_id, query_id)
+    def distribution(self, rows):
+        """A writer task's marker row records its epoch: a replay must give it the same rows."""
+        return self._keys()
+
+    def spread(self, rows):
+        return rows.repartition(self.o.sink_parallelism, *self._keys()) if self.o.sink_parallelism else rows
+
+    def finish(self, rows):
+        return rows.drop(*[f"__k{i}" for i in range(len(self.keys))])
 
 
 JDBC = register(JdbcFactory())

@@ -231,7 +231,6 @@ def recover(options: dict) -> None:
     """On the driver at job start (exactly-once): create the marker table, and roll back
     what a killed run left prepared for this sink (its epoch will be replayed)."""
     import psycopg
-    reached("recovery")
     conn = connect(options, autocommit=True)
     try:
         try:

@@ -25,7 +25,7 @@ from pyspark.sql import Column, Observation
 from pyspark.sql import functions as F
 
 from connectors.base import (EOI, OP, SEQ, SPLIT, ConnectorFactory, EndOfInput, Options, ScanContext, ScanResult, Sink,
-                             SinkContext, fold_upserts, is_deletion, progress_offset, register)
+                             SinkContext, TransactionalSink, fold_upserts, is_deletion, progress_offset, register)
 from connectors.kafka import options as KO
 from connectors.kafka.reader import DATA, EOI_PLANNED, GroupOffsets, register as register_source
 from sqlengine.config import max_rows_per_epoch
@@ -255,11 +255,11 @@ def _failure(k: KO.KafkaOptions, reason: Column) -> Column:
                     F.col("__offset").cast("string"), F.lit(": "), reason)
 
 
-class KafkaSink(Sink):
+class KafkaSink(TransactionalSink):
     def __init__(self, ctx: SinkContext, k: KO.KafkaOptions):
         self.ctx, self.k = ctx, k
         self.explain = f"KafkaSink(topic={k.topics[0]}, guarantee={k.guarantee})"
-        self._recovered = False
+        self.exactly_once = k.guarantee == "exactly-once"
         self._partitions: Optional[int] = None
         meta = dict(ctx.metadata)
         self.meta_cols = {key: name for name, key in meta.items()}
@@ -269,7 +269,8 @@ class KafkaSink(Sink):
         self._source = register_source(ctx.spark)
 
     # -- rows -> records ---------------------------------------------------------------------
-    def records(self, df):
+    def rows(self, df):
+        """Rows to records: ``__value``, ``__key``, ``__timestamp``, ``__headers``."""
         k = self.k
         types = dict(self.ctx.columns)
         if self.k.upsert:
@@ -301,7 +302,10 @@ class KafkaSink(Sink):
         """upsert-kafka: per key, the epoch's last state (an upsert, or a delete)."""
         return fold_upserts(df, [n for n, _ in self.ctx.columns], list(self.ctx.primary_key))
 
-    def _options(self, epoch: Optional[int], query_id: str) -> dict[str, str]:
+    def data_source(self, rows) -> str:
+        return self._source
+
+    def writer_options(self, epoch: Optional[int], query_id: str) -> dict[str, str]:
         k = self.k
         out = {"client_secret_config": json.dumps(k.client), "topic": k.topics[0], "guarantee": k.guarantee,
                "sink_id": self.ctx.sink_id, "partitioner": k.partitioner, "timeout_s": _timeout_s(self.ctx.conf),
@@ -322,26 +326,18 @@ class KafkaSink(Sink):
             self._partitions = max(1, len(t.partitions) if t is not None and t.error is None else 1)
         return self._partitions
 
-    def _write(self, df, epoch: Optional[int], query_id: str) -> None:
+    def recover(self, query_id: str) -> None:
         from connectors.kafka.writer import recover
-        recs = self.records(df)
-        opts = self._options(epoch, query_id)
-        if self.k.guarantee == "exactly-once":
-            tasks = self.ctx.max_parallelism
-            if not self._recovered:
-                recover(opts, tasks)
-                self._recovered = True
-            # A replayed epoch must give each writer task the same records (its marker).
-            recs = recs.repartition(tasks, *[F.col(c) for c in recs.columns if c != "__headers"])
-        elif self.k.upsert:
-            recs = recs.repartition(self.ctx.max_parallelism, F.col("__key"))
-        recs.write.format(self._source).mode("append").options(**opts).save()
+        recover(self.writer_options(None, query_id), self.ctx.max_parallelism)
 
-    def write_batch(self, df) -> None:
-        self._write(df, None, uuid.uuid4().hex)
+    def distribution(self, rows):
+        """Each writer task owns a transactional id and a marker: a replayed epoch must give
+        it the same records."""
+        return [F.col(c) for c in rows.columns if c != "__headers"]
 
-    def write_epoch(self, df, epoch_id: int, query_id: str) -> None:
-        self._write(df, epoch_id, query_id)
+    def spread(self, rows):
+        """upsert-kafka: a key's records from one task, in order."""
+        return rows.repartition(self.ctx.max_parallelism, F.col("__key")) if self.k.upsert else rows
 
 
 def _bytes(c: Column, module: Any) -> Column:

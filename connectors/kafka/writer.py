@@ -224,8 +224,6 @@ def recover(options: dict, tasks: int) -> None:
     from confluent_kafka import Producer
     timeout = float(options.get("timeout_s", "60"))
 
-    reached("recovery")
-
     def one(task: int) -> None:
         conf = producer_config(options)
         conf["transactional.id"] = transactional_id(options["txn_prefix"], options["sink_id"], task)

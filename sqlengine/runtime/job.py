@@ -174,10 +174,11 @@ class JobRunner:
             writers.append(writer)
             consumers.append(self._consumer(sink, writer, updating, holder))
         sid = live[0][1][:6]
+        # Before the first epoch: the consumers learn the query id, the sinks recover.
+        opens = [lambda qid: holder.update(query_id=qid)] + [w.open for w in writers]
         query, driver = start_epoch_query(
             state, dag, consumers, location,
-            f"{live[0][0].table}-{sid}" if len(live) == 1 else f"statement-set-{sid}")
-        holder["query_id"] = str(query.id)
+            f"{live[0][0].table}-{sid}" if len(live) == 1 else f"statement-set-{sid}", opens)
         query._sqlengine_sinks = writers
         return query
 

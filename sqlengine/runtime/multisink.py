@@ -7,15 +7,13 @@ The sinks' inputs are unioned into one DataFrame of tagged rows: column ``__sink
 branches to one source, so each source has one entry in the offsets log and the
 job has one checkpoint.
 
-Streaming: one query whose ``foreachBatch`` persists the micro-batch and hands each
-sink its rows with ``Sink.write_epoch`` (exactly-once sinks make a replayed epoch a
-no-op). Batch: the union is persisted and each sink writes its rows with
+Streaming: the job's one query (sqlengine/runtime/streaming/epoch.py) hands each sink
+its rows with ``Sink.write_epoch`` (exactly-once sinks make a replayed epoch a no-op). Batch: the union is persisted and each sink writes its rows with
 ``write_batch``; the sources are read once.
 """
 from __future__ import annotations
 
-import threading
-from typing import Any, Optional, Sequence
+from typing import Any, Sequence
 
 from pyspark import StorageLevel
 from pyspark.sql import DataFrame
@@ -48,24 +46,6 @@ def tagged_union(frames: Sequence[DataFrame]) -> DataFrame:
 def rows_of(tagged: DataFrame, i: int) -> DataFrame:
     """Sink ``i``'s rows, with its own columns."""
     return tagged.where(F.col(TAG) == F.lit(i)).select(f"{_slot(i)}.*")
-
-
-class MultiSinkBatchWriter:
-    """The ``foreachBatch`` function of a statement set's streaming query."""
-
-    def __init__(self, sinks: Sequence[Sink]):
-        self.sinks = list(sinks)
-        self.query_id: Optional[str] = None
-        self._started = threading.Event()
-
-    def started(self, query_id: str) -> None:
-        """Called on the driver right after ``start()``: the epochs' files are named after it."""
-        self.query_id = query_id
-        self._started.set()
-
-    def __call__(self, batch: DataFrame, epoch_id: int) -> None:
-        self._started.wait()
-        write_all(batch, self.sinks, lambda sink, rows: sink.write_epoch(rows, epoch_id, self.query_id))
 
 
 def write_all(tagged: DataFrame, sinks: Sequence[Sink], write: Any) -> None:

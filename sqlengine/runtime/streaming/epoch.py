@@ -252,6 +252,9 @@ class EpochDriver:
         self.stopping = False
         self.busy = False
         self.last_epoch: Optional[int] = None  # the last epoch this run completed
+        # Called with the query id before this run's first epoch (the sinks' ``open``).
+        self.on_open: list[Callable[[str], None]] = []
+        self._opened = False
 
     def started(self, query_id: str) -> None:
         self.query_id = query_id
@@ -261,6 +264,10 @@ class EpochDriver:
         self._started.wait()
         if self.done_epoch is not None and epoch_id > self.done_epoch:
             return  # every bounded input ended: the job stops after its last epoch
+        if not self._opened:
+            for hook in self.on_open:
+                hook(self.query_id)
+            self._opened = True
         with self.lock:
             if self.stopping:  # ends the query before the epoch does anything; it is replayed on restore
                 raise StopRequested(f"stop requested before epoch {epoch_id}")

@@ -4,7 +4,7 @@ which every bounded input ended (commit log written)."""
 from __future__ import annotations
 
 import os
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
@@ -72,9 +72,11 @@ def tagged_sources(frames: list[DataFrame]) -> DataFrame:
 
 
 def start_epoch_query(state: LowerState, dag: Dag,
-                      consumers: list[Callable[[Lowered, int], None]], checkpoint: str, name: str):
+                      consumers: list[Callable[[Lowered, int], None]], checkpoint: str, name: str,
+                      on_open: Sequence[Callable[[str], None]] = ()):
     """Start the job's one streaming query (one consumer per root of ``dag``);
-    returns (query, driver)."""
+    returns (query, driver). ``on_open`` are called with the query id before the run's
+    first epoch (the sinks' recovery)."""
     nodes = distinct_scans(dag)
     frames = []
     lw = Lowerer(state)
@@ -93,6 +95,7 @@ def start_epoch_query(state: LowerState, dag: Dag,
     store = StateStore(state.spark, os.path.join(checkpoint, "state"), state.max_parallelism)
     _check_same_plan(store, dag, checkpoint)
     driver = EpochDriver(state, dag, Scans(nodes), store, consumers, checkpoint, infos, done, splits)
+    driver.on_open = list(on_open)
     driver.bounded = all(s.end_check is not None for s in state.scans)
     from sqlengine.runtime.job import trigger_interval
     trigger = trigger_interval(state)  # after the scans: a throttled source asks for one

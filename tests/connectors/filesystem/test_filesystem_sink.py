@@ -24,8 +24,9 @@ def visible(root: Path) -> dict[str, list[str]]:
 
 
 def staged(root: Path) -> list[str]:
+    """Staged part files (the sinks' markers of their last committed epoch aside)."""
     folder = root / W.STAGING
-    return sorted(p.name for p in folder.iterdir()) if folder.exists() else []
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".inprogress")) if folder.exists() else []
 
 
 def task(root: Path, name: str, lines: list[str]) -> W.StagedFile:
@@ -46,6 +47,38 @@ def test_commit_publishes_idempotently(tmp_path):
     replay = [task(root, "part-q-0-7", ["a", "b"])]  # the epoch re-executed after a crash
     sink.commit(replay)
     assert visible(root) == {"part-q-0-7": ["a", "b"]} and staged(root) == []
+
+
+def test_epoch_cut_short_is_rolled_forward_and_its_replay_adds_nothing(tmp_path):
+    """A crash after the driver decided an epoch (its marker) but before every rename: the
+    next start's recovery publishes the rest; the replayed epoch, whose rows now fall on
+    other tasks, publishes nothing (publishing it file by file would duplicate row b)."""
+    root = tmp_path / "out"
+    first = [task(root, "part-q-0-3", ["a", "b"]), task(root, "part-q-1-3", ["c"])]
+    W.write_marker(*W.FS.resolve(str(root)), "q", 3, [[m.staged, m.final] for m in first])
+    W.FS.publish(W.FS.resolve(str(root))[0], first[0].staged, first[0].final)  # killed here
+    assert visible(root) == {"part-q-0-3": ["a", "b"]}
+    W.recover(str(root), "q")
+    assert visible(root) == {"part-q-0-3": ["a", "b"], "part-q-1-3": ["c"]} and staged(root) == []
+    replay = [task(root, "part-q-0-3", ["a"]), task(root, "part-q-1-3", ["b", "c"]), task(root, "part-q-2-3", ["d"])]
+    W.LinesBatchWriter({"path": str(root), "epoch": "3", "part_uuid": "q"}).commit(replay)
+    assert visible(root) == {"part-q-0-3": ["a", "b"], "part-q-1-3": ["c"]} and staged(root) == []
+    W.LinesBatchWriter({"path": str(root), "epoch": "4", "part_uuid": "q"}).commit([task(root, "part-q-0-4", ["e"])])
+    assert visible(root)["part-q-0-4"] == ["e"]
+
+
+def test_recovery_removes_uncommitted_epochs_of_its_sink_only(tmp_path):
+    root = tmp_path / "out"
+    ok = [task(root, "part-q-0-1", ["a"])]
+    W.LinesBatchWriter({"path": str(root), "epoch": "1", "part_uuid": "q"}).commit(ok)
+    task(root, "part-q-0-2", ["b"])  # epoch 2 prepared, never committed: it is replayed
+    task(root, "part-r-0-2", ["x"])  # another sink's
+    W.recover(str(root), "q")
+    assert staged(root) == ["part-r-0-2.0.inprogress"]
+    assert visible(root) == {"part-q-0-1": ["a"]}
+    W.LinesBatchWriter({"path": str(root), "epoch": "1", "part_uuid": "q"}).commit(
+        [task(root, "part-q-0-1", ["a"])])  # an older epoch replayed: the marker is at 1
+    assert visible(root) == {"part-q-0-1": ["a"]} and staged(root) == ["part-r-0-2.0.inprogress"]
 
 
 def test_failed_attempts_are_swept(tmp_path):

@@ -97,10 +97,40 @@ def test_exactly_once_replay_and_recovery(session, postgres, spark):
     c.close()
     assert postgres.run("SELECT gid FROM pg_prepared_xacts") == [(xid,)]
     restarted = sink()  # a new run: recovery rolls it back before the first epoch
+    restarted.open("query-a")
+    assert postgres.run("SELECT count(*) FROM pg_prepared_xacts") == [(0,)]
     restarted.write_epoch(df.where("id < 10"), 2, "query-a")
     assert postgres.run("SELECT count(*) FROM pg_prepared_xacts") == [(0,)]
     assert postgres.run(f"SELECT count(*), sum(id) FROM {t}") == [(110, 4950 + 45)]
     assert postgres.run(f"SELECT count(*) FROM {t} WHERE s = 'ghost'") == [(0,)]
+
+
+def test_job_start_recovers_a_sink_that_gets_no_rows(session, postgres):
+    """Every run of a job opens its sinks before writing (the runtime at its first epoch):
+    what a crashed run left prepared is rolled back even when this run writes no row."""
+    import psycopg
+
+    from connectors.jdbc.pg import gid
+    src = postgres.new_table("id bigint")
+    out = postgres.new_table("id bigint")
+    postgres.run(f"INSERT INTO {src} SELECT g FROM generate_series(1, 5) g")
+    session.execute_sql(postgres.ddl("src", src, "id BIGINT"))
+    session.execute_sql(postgres.ddl("out", out, "id BIGINT", ", 'sink.delivery-guarantee' = 'exactly-once'"))
+    insert = "INSERT INTO out SELECT id FROM src WHERE id > 0"
+    sinks = "SELECT DISTINCT sink FROM sqlengine_sink_epochs"
+    before = set(postgres.run(sinks)) if postgres.run("SELECT to_regclass('sqlengine_sink_epochs')")[0][0] else set()
+    session.execute_sql(insert).wait()
+    assert postgres.run(f"SELECT count(*) FROM {out}") == [(5,)]
+    ((sink_id,),) = set(postgres.run(sinks)) - before
+    postgres.run(f"DELETE FROM {src}")
+    c = psycopg.connect(postgres.url)  # what a run killed between prepare and commit leaves
+    c.tpc_begin(gid(sink_id, "killed-run", 3, 0))
+    c.execute(f"INSERT INTO {out} VALUES (99)")
+    c.tpc_prepare()
+    c.close()
+    session.execute_sql(insert).wait()  # the same statement, the same sink: no rows this time
+    assert postgres.run("SELECT count(*) FROM pg_prepared_xacts") == [(0,)]
+    assert postgres.run(f"SELECT count(*) FROM {out}") == [(5,)]
 
 
 def test_partitioned_and_streaming_scans(session, postgres):
