@@ -1,4 +1,13 @@
-"""``sqlengine``: run Flink SQL scripts like the Flink SQL Client (``-f``, ``-i``, ``-D``)."""
+"""``sqlengine``: the Flink SQL Client's command line.
+
+``sqlengine [-i init.sql] [-f script.sql | -e "SQL"] [-D key=value ...]`` runs the
+statements in order and exits with 0, or non-zero at the first failing statement; SQL on
+standard input (when it is not a terminal) is a script too. Without a script, on a
+terminal, the interactive shell starts (shell/repl.py). Scripts wait for their INSERT
+jobs (the process is the cluster: a job cannot outlive it), unless the script sets
+``table.dml-sync`` to false, in which case the jobs run side by side and the script
+waits for all of them at its end.
+"""
 from __future__ import annotations
 
 import argparse
@@ -12,12 +21,21 @@ _SETS_SPARK = re.compile(r"\bSET\s+'spark\.", re.IGNORECASE)
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="sqlengine", description="Flink SQL on Apache Spark.")
-    p.add_argument("-f", "--file", help="SQL script to execute (statements in order)")
-    p.add_argument("-i", "--init", help="SQL script to run first (session set-up)")
+    p = argparse.ArgumentParser(
+        prog="sqlengine", description="Flink SQL on Apache Spark. Without -f or -e: the interactive shell "
+        "(on a terminal), or the SQL read from standard input.")
+    p.add_argument("-f", "--file", help="SQL script to execute (statements in order), then exit")
+    p.add_argument("-e", "--execute", metavar="SQL", help="SQL statements to execute, then exit")
+    p.add_argument("-i", "--init", help="SQL script to run first (session set-up); the shell starts after it")
     p.add_argument("-D", dest="defines", action="append", default=[], metavar="key=value",
                    help="session configuration, e.g. -D parallelism.default=2 or -D spark.master=local[2]")
+    p.add_argument("-V", "--version", action="version", version=f"sqlengine {version()}")
     return p
+
+
+def version() -> str:
+    from sqlengine import __version__
+    return __version__
 
 
 def _conf(defines: list[str]) -> dict[str, str]:
@@ -99,20 +117,41 @@ def main(argv: Optional[list[str]] = None) -> int:
     log = setup()  # first: warnings and PySpark's loggers go to the log file
     args = _parser().parse_args(argv)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    conf = _conf(args.defines)
+    init = [_read(args.init)] if args.init is not None else []
+    scripts = ([_read(args.file)] if args.file is not None else []) + \
+        ([args.execute] if args.execute is not None else [])
+    if not scripts and sys.stdin.isatty():
+        from shell.repl import run_shell
+        return run_shell(conf, init, log)
+    if not scripts:
+        scripts = [sys.stdin.read()]
     from sqlengine.runtime.faults import arm
     arm()  # crash tests only: a no-op unless SQLENGINE_FAULT is set
     _stop_on_signals()
-    conf = _conf(args.defines)
-    texts = [_read(p) for p in (args.init, args.file) if p is not None]
-    if not texts:
-        _parser().print_help()
-        return 0
+    texts = init + scripts
     try:
         session = _start(conf, texts)
     except Exception as exc:  # noqa: BLE001 - reported like a failing statement
         report(exc, log, is_verbose(conf))
         return 1
-    return 0 if all(run_script(session, t, log=log) for t in texts) else 1
+    session.default_dml_sync = True
+    ok = all(run_script(session, t, log=log) for t in texts)
+    return 0 if _wait_jobs(session, log) and ok else 1
+
+
+def _wait_jobs(session, log: Path) -> bool:
+    """A script's jobs submitted with ``table.dml-sync`` false: wait for them (they live in
+    this process); a failed one is reported like a failing statement."""
+    from shell.report import is_verbose, report
+    ok = True
+    for job in list(session.jobs.values()):
+        try:
+            job.wait()
+        except Exception as exc:  # noqa: BLE001
+            report(exc, log, is_verbose(session.conf))
+            ok = False
+    return ok
 
 
 if __name__ == "__main__":

@@ -29,6 +29,8 @@ def show(session: Session, node: dn.FlinkShow, stmt) -> TableResult:
         return TableResult("OK", text=text)
     single = {"CURRENT CATALOG": ("current catalog name", cm.current_catalog),
               "CURRENT DATABASE": ("current database name", cm.current_database)}
+    if kind == "JOBS":
+        return _jobs(session)
     if kind in single:
         header, value = single[kind]
         return TableResult("ROWS", [header], [[value]], show=True)
@@ -40,13 +42,24 @@ def show(session: Session, node: dn.FlinkShow, stmt) -> TableResult:
         "USER FUNCTIONS": ("function name", lambda: cm.list_user_functions()),
         "FUNCTIONS": ("function name", lambda: _all_functions(cm)),
         "MODULES": ("module name", lambda: ["core"]),
-        "JOBS": ("job id", lambda: []),
     }
     if kind not in listing:
         raise UnsupportedError(f"SHOW {kind} is not supported yet", stmt.span)
     header, fn = listing[kind]
     names = _like(sorted(fn()), node)
     return TableResult("ROWS", [header], [[n] for n in names], show=True)
+
+
+def _jobs(session: Session) -> TableResult:
+    """Flink's ``SHOW JOBS``: id, name, status and start time of the session's jobs."""
+    import datetime as dt
+
+    from sqlengine.result import job_status
+    rows = []
+    for job in sorted(session.jobs.values(), key=lambda j: j.start_time):
+        start = dt.datetime.fromtimestamp(job.start_time).isoformat(timespec="milliseconds")
+        rows.append([job.job_id, job.name, job_status(job), start])
+    return TableResult("ROWS", ["job id", "job name", "status", "start time"], rows, show=True)
 
 
 def _all_functions(cm) -> list[str]:

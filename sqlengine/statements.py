@@ -23,10 +23,12 @@ def handles(*classes):
     return deco
 
 
-def dispatch(session: Session, stmt: Statement) -> TableResult:
+def dispatch(session: Session, stmt: Statement, live: bool = False) -> TableResult:
     handler = HANDLERS.get(type(stmt.node))
     if handler is None:
         raise UnsupportedError(f"Unsupported statement: {stmt.text[:60]}", stmt.span)
+    if handler is _select:
+        return _select(session, stmt.node, stmt, live)
     return handler(session, stmt.node, stmt)
 
 
@@ -194,7 +196,11 @@ def _explain(session: Session, node: dn.FlinkExplain, stmt) -> TableResult:
 @handles(exp.Insert)
 def _insert(session: Session, node: exp.Insert, stmt) -> TableResult:
     sink = session.plan_insert(node, stmt.span.source)
-    job = session.runner().run_sinks([sink], stmt.text)
+    return _submitted(session, session.runner().run_sinks([sink], stmt.text, wait=session.dml_sync))
+
+
+def _submitted(session: Session, job) -> TableResult:
+    session.jobs[job.job_id] = job
     return TableResult("JOB", job=job, messages=job.messages)
 
 
@@ -203,14 +209,33 @@ def _statement_set(session: Session, node: dn.StatementSet, stmt) -> TableResult
     sinks = [session.plan_insert(i, stmt.span.source) for i in node.expressions]
     if not sinks:
         raise ValidationError("A statement set needs at least one INSERT statement", stmt.span)
-    job = session.runner().run_sinks(sinks, stmt.text)
-    return TableResult("JOB", job=job, messages=job.messages)
+    return _submitted(session, session.runner().run_sinks(sinks, stmt.text, wait=session.dml_sync))
 
 
 @handles(exp.Select, exp.Union, exp.Intersect, exp.Except, exp.Subquery, exp.Values)
-def _select(session: Session, node, stmt) -> TableResult:
+def _select(session: Session, node, stmt, live: bool = False) -> TableResult:
     from sqlengine.binder.query import check_streaming_plan
     from sqlengine.runtime.collect import collect
     plan = session.binder(stmt.span.source).bind_query(node)
     check_streaming_plan(plan, session.streaming)
-    return collect(session, plan, stmt)
+    return collect(session, plan, stmt, live)
+
+
+@handles(dn.StopJob)
+def _stop_job(session: Session, node: dn.StopJob, stmt) -> TableResult:
+    """``STOP JOB '<id>' [WITH SAVEPOINT] [WITH DRAIN]``: stop at an epoch boundary (the
+    running epoch commits); with a savepoint, the path to restore from."""
+    from sqlengine.errors import ExecutionError
+    from sqlengine.result import job_status
+    job_id = node.this.name
+    job = session.jobs.get(job_id)
+    if job is None:
+        raise ExecutionError(f"Could not stop job '{job_id}': no job with this id was submitted in this "
+                             f"session (SHOW JOBS lists them).", stmt.span)
+    if job.done.is_set():
+        raise ExecutionError(f"Could not stop job '{job_id}': it is not running (status {job_status(job)}).",
+                             stmt.span)
+    path = job.stop()
+    if node.args.get("savepoint"):
+        return TableResult("ROWS", ["savepoint path"], [[path]], show=True)
+    return TableResult("OK")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
+import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -83,18 +84,48 @@ def default_checkpoint_root(job_id: str) -> str:
 
 @dataclass
 class Job:
+    """A submitted INSERT or statement set. Streaming jobs run until their bounded inputs
+    end, or until stopped (``stop``: at an epoch boundary, committed, restorable from
+    ``checkpoint_root``) or cancelled; ``done`` is set when the job has ended."""
+
     job_id: str
     queries: list[Any] = field(default_factory=list)
     status: str = "RUNNING"
     error: Optional[BaseException] = None
     messages: list[str] = field(default_factory=list)
     checkpoint_root: Optional[str] = None
+    name: str = ""
+    start_time: float = field(default_factory=time.time)
+    stop_event: threading.Event = field(default_factory=threading.Event)
+    done: threading.Event = field(default_factory=threading.Event)
 
     def cancel(self) -> None:
+        """Stop now, without waiting for an epoch boundary (Flink's cancel)."""
         for q in self.queries:
             if q.isActive:
                 q.stop()
         self.status = "CANCELED"
+
+    def stop(self, timeout: Optional[float] = None) -> Optional[str]:
+        """Stop at an epoch boundary: the running epoch commits, no further one starts.
+        Returns the checkpoint to resume from (``execution.state-recovery.path``), if any
+        epoch was committed."""
+        self.stop_event.set()
+        self.done.wait(timeout)
+        root = self.checkpoint_root
+        return root if root and _holds_checkpoint(root) else None
+
+    def wait(self, timeout: Optional[float] = None) -> "Job":
+        """Block until the job has ended; a failed job raises its error."""
+        if not self.done.wait(timeout):
+            raise TimeoutError(f"Job {self.job_id} is still running after {timeout:g} s")
+        if self.error is not None:
+            raise self.error
+        return self
+
+    @property
+    def stopping(self) -> bool:
+        return _STOP.is_set() or self.stop_event.is_set()
 
 
 class JobRunner:
@@ -117,8 +148,11 @@ class JobRunner:
         return LowerState(self.spark, self.streaming, par, maxp, self.conf, job_id, self.ctx)
 
     def run_sinks(self, sinks: list[P.Sink], statement: str, wait: bool = True) -> Job:
+        """Run the sinks' job. A batch job runs to its end here; a streaming job is driven
+        here (``wait``) or by a background thread (the job's ``done`` event tells when it
+        ended, its ``error`` why it failed)."""
         job_id = self.conf.get("pipeline.job-id") or uuid.uuid4().hex
-        job = Job(job_id)
+        job = Job(job_id, name=self.conf.get("pipeline.name") or _job_name(sinks))
         state = self.state(job_id)
         from sqlengine.rules import optimize
         plans = [sink.with_children((optimize(sink.input),)) for sink in sinks]
@@ -128,9 +162,14 @@ class JobRunner:
         if static:  # batch mode, or e.g. INSERT ... VALUES in a streaming statement set
             lw = Lowerer(state)
             lowered = lw.run(lw.plan([p for p, _ in static]))
-            self._run_batch([(p, low, sid) for (p, sid), low in zip(static, lowered)], state, job)
+            try:
+                self._run_batch([(p, low, sid) for (p, sid), low in zip(static, lowered)], state, job)
+            except BaseException:
+                job.done.set()
+                raise
         live = [(p, sid) for p, sid, s in zip(plans, sids, streamed) if s]
         if not live:
+            job.done.set()
             return job
         job.status = "RUNNING"
         root = self.checkpoint_root(job_id)
@@ -146,8 +185,24 @@ class JobRunner:
             reached("restore")
         job.queries.append(self._start_epochs(live, state, location))
         if wait:
-            self.wait(job, state)
+            try:
+                self.wait(job, state)
+            except BaseException as exc:
+                job.error = exc
+                raise
+            finally:
+                job.done.set()
+        else:
+            threading.Thread(target=self._drive, args=(job, state), name=f"job-{job_id[:8]}", daemon=True).start()
         return job
+
+    def _drive(self, job: Job, state: LowerState) -> None:
+        try:
+            self.wait(job, state)
+        except BaseException as exc:  # noqa: BLE001 - kept on the job (SHOW JOBS, wait())
+            job.error = exc
+        finally:
+            job.done.set()
 
     def checkpoint_root(self, job_id: str) -> str:
         """Where the job's checkpoint goes; a restore path must hold a checkpoint."""
@@ -239,13 +294,13 @@ class JobRunner:
                     q.awaitTermination(POLL_SECONDS)
                     if finished(q):
                         q.stop()
-                    elif _STOP.is_set() and stop_at_epoch_boundary(q):
+                    elif job.stopping and stop_at_epoch_boundary(q):
                         stopped.append(q)
-                if q.exception() is not None and not (_STOP.is_set() and "StopRequested" in str(q.exception())):
+                if q.exception() is not None and not (job.stopping and "StopRequested" in str(q.exception())):
                     raise q.exception()
-                if _STOP.is_set() and q not in stopped:
+                if job.stopping and q not in stopped:
                     stopped.append(q)
-            job.status = "STOPPED" if stopped else "FINISHED"
+            job.status = "STOPPED" if stopped else "CANCELED" if job.status == "CANCELED" else "FINISHED"
             for q in stopped:
                 driver = getattr(q, "_sqlengine_driver", None)
                 last = driver.last_epoch if driver is not None else None
@@ -269,6 +324,11 @@ class JobRunner:
                 for writer in getattr(q, "_sqlengine_sinks", ()):
                     writer.on_job_end(job.status in ("FINISHED", "STOPPED"))
             job.messages.extend(_metric_messages(job, state))
+
+
+def _job_name(sinks: list[P.Sink]) -> str:
+    """Flink's default job name of an INSERT (``insert-into_<catalog.db.table>``)."""
+    return "insert-into_" + ",".join(s.table for s in sinks)
 
 
 def _has_scan(plan: P.Node) -> bool:
