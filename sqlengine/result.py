@@ -187,12 +187,13 @@ class TableResult:
             body = body.rsplit("\n", 1)[0] + f"\nReceived a total of {len(self.rows)} rows"
         return body
 
-    def print(self, out: Optional[TextIO] = None) -> None:
-        """Print the result as Flink's tableau. A streaming SELECT over unbounded input is
-        printed row by row as its changes arrive (widths from the column types, as
-        Flink's streaming tableau), until it ends or Ctrl-C cancels it."""
+    def print(self, out: Optional[TextIO] = None, live: bool = False) -> None:
+        """Print the result as Flink's tableau. A streaming SELECT over unbounded input (or
+        any running one, with ``live``) is printed row by row as its changes arrive
+        (widths from the column types, as Flink's streaming tableau), until it ends or
+        Ctrl-C cancels it."""
         out = out or sys.stdout
-        if self.stream is not None and self._rows is None and not self.stream.bounded:
+        if self.stream is not None and self._rows is None and (live or not self.stream.bounded):
             self._print_live(out)
         else:
             print(self.render(), file=out)

@@ -191,3 +191,20 @@ def parse_one(text: str) -> exp.Expression:
 
 def generate(node: exp.Expression) -> str:
     return node.sql(dialect=_DIALECT)
+
+
+def is_complete(text: str) -> bool:
+    """Whether ``text`` ends a statement: a top-level ``;`` not in a string or comment, and
+    no statement set still open (``EXECUTE STATEMENT SET BEGIN ...`` or the client's
+    ``BEGIN STATEMENT SET;`` without its ``END;``). The shell submits on Enter then."""
+    try:
+        tokens = _tokenize(text)
+    except SqlSyntaxError:  # an open quote or comment
+        return False
+    if not tokens or tokens[-1].token_type != TokenType.SEMICOLON:
+        return False
+    chunks = _split(tokens)
+    if not chunks or any(_is_client_begin(c) for c in chunks):  # _split joins a BEGIN to its END
+        return False
+    last = chunks[-1]
+    return not (_block_begin(last) is not None and last[-1].token_type != TokenType.END)
