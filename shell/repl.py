@@ -141,26 +141,28 @@ class Shell:
     def _prompt_session(self):
         from prompt_toolkit import PromptSession
         from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
-        from prompt_toolkit.completion import ThreadedCompleter
         from prompt_toolkit.history import FileHistory
-        kwargs = {}
-        try:
-            from shell.completion import SqlCompleter
-            kwargs["completer"] = ThreadedCompleter(SqlCompleter(self.holder.ready))
-        except ImportError:
-            pass
-        try:
-            from shell.highlight import lexer, style
-            kwargs.update(lexer=lexer(), style=style())
-        except ImportError:
-            pass
         path = history_path()
         path.parent.mkdir(parents=True, exist_ok=True)
-        return PromptSession(history=FileHistory(str(path)), multiline=True, key_bindings=_bindings(),
-                             prompt_continuation=lambda width, line, soft: CONTINUATION.rjust(width),
-                             bottom_toolbar=self._toolbar, auto_suggest=AutoSuggestFromHistory(),
-                             complete_while_typing=False, enable_history_search=False,
-                             **kwargs)
+        prompt = PromptSession(history=FileHistory(str(path)), multiline=True, key_bindings=_bindings(),
+                               prompt_continuation=lambda width, line, soft: CONTINUATION.rjust(width),
+                               bottom_toolbar=self._toolbar, auto_suggest=AutoSuggestFromHistory(),
+                               complete_while_typing=True, enable_history_search=False)
+        # Completion and highlighting load after the first prompt is up (the session's
+        # completer, lexer and style are read at each redraw).
+        threading.Thread(target=self._load_extras, args=(prompt,), name="shell-extras", daemon=True).start()
+        return prompt
+
+    def _load_extras(self, prompt) -> None:
+        from prompt_toolkit.completion import ThreadedCompleter
+
+        from shell.completion import SqlCompleter
+        from shell.highlight import lexer, style
+        prompt.completer = ThreadedCompleter(SqlCompleter(self.holder.ready))
+        prompt.lexer, prompt.style = lexer(), style()
+        app = prompt.app
+        if app.is_running:
+            app.invalidate()
 
     def _toolbar(self) -> str:
         session = self.holder.ready()

@@ -289,13 +289,10 @@ def test_datagen_options_match_the_connector():
                                                  "fields."}
 
 
-SHELL_KEYS = {"sql-client.execution.result-mode"}  # read by the shell (shell/repl.py, issue 8)
-
-
 def test_config_keys_are_read_by_the_engine():
     code = "\n".join(p.read_text() for folder in ("sqlengine", "connectors", "catalog", "shell")
                      for p in (REPO / folder).rglob("*.py") if p.name != "completion.py")
-    unread = [k for k in CONFIG_KEYS if k not in SHELL_KEYS and f'"{k}"' not in code]
+    unread = [k for k in CONFIG_KEYS if f'"{k}"' not in code]
     assert unread == []
     from sqlengine.runtime.job import STATE_BACKENDS
     assert set(CONFIG_KEYS["state.backend.type"][1]) == set(STATE_BACKENDS)
