@@ -219,7 +219,7 @@ class Shell:
 
     def _execute(self, session, stmt) -> None:
         from shell.live import show_live
-        result = self._foreground(session, lambda: session.execute_statement(stmt, live=True))
+        result = self._foreground(session, stmt, lambda: session.execute_statement(stmt, live=True))
         if result.stream is not None:
             mode = session.conf.get("sql-client.execution.result-mode", "table").strip().lower()
             max_rows = int(session.conf.get("sql-client.execution.max-table-result.rows", "1000000"))
@@ -231,15 +231,23 @@ class Shell:
         else:
             result.print(self.out)
 
-    def _foreground(self, session, run):
+    def _foreground(self, session, stmt, run):
         """Run a statement in this thread under a Spark job group, so that Ctrl-C cancels
-        its Spark jobs (not the background jobs')."""
+        its Spark jobs (not the background jobs'), with a progress bar of its tasks."""
+        from sqlglot import exp
+
+        from shell.progress import TaskProgress
+        from sqlengine.dialect import nodes as dn
         sc = None
-        if session._spark is not None:
-            sc = session.spark.sparkContext
+        if isinstance(stmt.node, (exp.Query, exp.Insert, exp.Values, dn.StatementSet)):
+            sc = session.spark.sparkContext  # a query needs Spark: wait for it to have started
+        if sc is not None:
             sc.setJobGroup("sqlengine-shell", "a statement typed in the shell", interruptOnCancel=True)
         try:
-            return run()
+            if sc is None:
+                return run()
+            with TaskProgress(sc, "sqlengine-shell", self.out):
+                return run()
         except KeyboardInterrupt:
             if sc is not None:
                 sc.cancelJobGroup("sqlengine-shell")

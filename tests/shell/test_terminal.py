@@ -141,7 +141,17 @@ def test_jobs_stop_with_savepoint_and_restore(term, tmp_path):
     assert term.wait_exit() == 0
 
 
-def test_help_set_and_result_modes(term):
+def test_help_set_and_result_modes(tmp_path):
+    # the progress bar from the statement's start (it waits a second by default)
+    term = Terminal("-D", "parallelism.default=1", env={"SQLENGINE_HISTORY": str(tmp_path / "history"),
+                                                        "SQLENGINE_PROGRESS_DELAY_S": "0"})
+    try:
+        _help_set_and_result_modes(term)
+    finally:
+        term.close()
+
+
+def _help_set_and_result_modes(term):
     term.wait_for(r"^Flink SQL>", timeout=30)
     term.run("HELP;", r"Hint: Make sure that a statement ends with \";\"")
     assert "SHOW JOBS" in term.text() and "STOP JOB" in term.text()
@@ -155,6 +165,14 @@ def test_help_set_and_result_modes(term):
     term.ctrl("c")
     term.wait_for(r"Received a total of \d+ rows?")
     term.wait_for(r"^Flink SQL>$")
+
+    # A long batch statement shows a progress bar of its tasks (erased when it ends)
+    term.run("SET 'execution.runtime-mode' = 'batch';", r"Execute statement succeeded")
+    term.run("CREATE TABLE big (v INT) WITH ('connector' = 'datagen', 'number-of-rows' = '3000000');",
+             r"Execute statement succeeded")
+    start = term.mark()
+    term.run("SELECT COUNT(DISTINCT v) > 0 AS n FROM big;", r"\|\s+TRUE \|", timeout=300)
+    assert re.search(r"Running .* \d+/\d+ tasks", term.text(start)), "a progress bar was shown"
     term.type("EXIT;")
     term.enter()
     assert term.wait_exit() == 0
