@@ -166,14 +166,14 @@ def test_insert_shows_its_job_id_and_runs_in_the_background(executed):
 
 def test_bounded_streaming_cell_ends_with_its_final_table(executed):
     nb, _ = executed
-    c = cell(nb, "%%sql --max-rows 10")
+    c = cell(nb, "%%sql --max-rows 6")
     (table,) = rich(c, "text/html")  # the display was updated in place: one output
     rows = html_rows(table)
     assert 1 <= len(rows) <= 3 and {r[0] for r in rows} <= {"1", "2", "3"}
     (text,) = rich(c, "text/plain")
     status = text.splitlines()[-1]
-    assert re.fullmatch(rf"Stopped \(--max-rows 10\): {len(rows)} rows? in the table, \d+ changes received\.", status)
-    assert int(status.split(", ")[1].split()[0]) >= 10
+    assert re.fullmatch(rf"Stopped \(--max-rows 6\): {len(rows)} rows? in the table, \d+ changes received\.", status)
+    assert int(status.split(", ")[1].split()[0]) >= 6
 
 
 def test_interrupt_cancels_the_query_and_keeps_the_table(executed):
