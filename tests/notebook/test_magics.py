@@ -138,6 +138,18 @@ def test_a_syntax_error_and_an_undefined_variable_point_into_the_cell(ipython):
         "  at line 1, column 8:", "  SELECT :undefined_here", "         ^^^^^^^^^^^^^^^"]
 
 
+def test_a_terminal_gets_the_final_table_of_a_stream_only(ipython, capsys):
+    """Terminal IPython prints each display update anew: only the end is printed there."""
+    ipython.run_cell("%%sql\nCREATE TABLE three (x BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '3',\n"
+                     "  'fields.x.kind' = 'sequence', 'fields.x.start' = '1', 'fields.x.end' = '3')")
+    capsys.readouterr()
+    assert ipython.run_cell("%%sql -o xs\nSELECT x FROM three").success
+    printed = capsys.readouterr().out
+    assert "Starting" not in printed and "Running" not in printed
+    assert printed.rstrip().splitlines()[-1] == "Finished (the query ended): 3 rows in the table, 3 changes received."
+    assert sorted(ipython.user_ns["xs"]["x"]) == [1, 2, 3]
+
+
 def test_an_unknown_result_mode_is_an_error_naming_the_valid_ones(ipython):
     run(ipython, "%sql SET 'sql-client.execution.result-mode' = 'pages'")
     ipython.run_cell("%%sql\nCREATE TABLE g (x INT) WITH ('connector' = 'datagen', 'number-of-rows' = '1')")

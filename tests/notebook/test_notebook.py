@@ -25,7 +25,8 @@ KERNEL = "sqlengine-test"
 # What Spark, log4j or the JVM print when their output is not redirected.
 SPARK_NOISE = re.compile(r"\bWARN\b|log4j|SparkContext|Using Spark's default|setLogLevel|NativeCodeLoader|"
                          r"\bINFO (?!\])|WARNING: |py4j|Exception in thread")
-INTERRUPTED = "%%sql\nSELECT user_id, url FROM clicks"
+# Unbounded; the timeout only keeps a broken interrupt from hanging the test (nbclient's 600 s).
+INTERRUPTED = "%%sql --timeout 300\nSELECT user_id, url FROM clicks"
 
 
 class InterruptingClient(NotebookClient):
