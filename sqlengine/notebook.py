@@ -32,7 +32,8 @@ stop it, or the kernel is interrupted (the query is cancelled, the table stays w
 By default the changes are applied (Flink's ``table`` result mode: ``-U``/``-D`` remove
 the row, ``+I``/``+U`` add it); ``SET 'sql-client.execution.result-mode' =
 'changelog'`` (or ``'tableau'``) shows every change with its ``op`` column instead.
-At most ``SqlMagic.display_limit`` rows are shown (the newest); ``-o`` gets them all.
+At most ``SqlMagic.display_limit`` rows are shown (the newest); ``-o`` gets all that are
+kept: ``sql-client.execution.max-table-result.rows`` (1,000,000; beyond, the oldest go).
 
 **Errors** show as Flink's SQL Client prints them (``[ERROR] ...``, the reason with
 ``line:col``, the line and a caret; HTML and text/plain), and the cell fails with a
@@ -67,6 +68,7 @@ from sqlengine.errors import Span, ValidationError
 
 RESULT_MODE = "sql-client.execution.result-mode"
 RESULT_MODES = ("table", "changelog", "tableau")
+MAX_TABLE_ROWS = "sql-client.execution.max-table-result.rows"  # as Flink's SQL Client (and shell/live.py)
 
 
 # -- the magic line --------------------------------------------------------------------
@@ -263,11 +265,11 @@ class SqlError(Exception):
 class LiveTable:
     """A streaming SELECT's result as the changes arrive: materialized (Flink's ``table``
     result mode: ``-U``/``-D`` remove the newest equal row, ``+I``/``+U`` append) or the
-    changelog itself (``op`` first)."""
+    changelog itself (``op`` first). At most ``max_rows`` rows are kept: beyond, the oldest go."""
 
-    def __init__(self, header: list[str], types: list[Any], changelog: bool) -> None:
+    def __init__(self, header: list[str], types: list[Any], changelog: bool, max_rows: int = 1_000_000) -> None:
         from sqlengine.result import _cell
-        self.changelog = changelog
+        self.changelog, self.max_rows = changelog, max_rows
         self.header = header if changelog else header[1:]
         self._types = types[1:] if types else [None] * (len(header) - 1)
         self._cell = _cell
@@ -287,12 +289,21 @@ class LiveTable:
             else:
                 seqs = self._by_cells.get(tuple(cells))
                 if seqs:
-                    del self._rows[seqs.pop()]
+                    self._drop(seqs[-1])
 
     def _append(self, values: list, cells: list) -> None:
         self._seq += 1
         self._rows[self._seq] = (values, cells)
         self._by_cells.setdefault(tuple(cells), []).append(self._seq)
+        if len(self._rows) > self.max_rows:
+            self._drop(next(iter(self._rows)))
+
+    def _drop(self, seq: int) -> None:
+        key = tuple(self._rows.pop(seq)[1])
+        seqs = self._by_cells[key]
+        seqs.remove(seq)
+        if not seqs:
+            del self._by_cells[key]
 
     def values(self) -> list[list]:
         return [v for v, _ in self._rows.values()]
@@ -362,10 +373,17 @@ def _cancel(result: Any) -> None:
 
 def result_mode(conf: Mapping[str, str]) -> str:
     mode = conf.get(RESULT_MODE, "table").strip().lower()
-    if mode not in RESULT_MODES:
-        raise ValidationError(f"Invalid value for '{RESULT_MODE}': '{mode}'. "
+    if mode not in RESULT_MODES:  # the shell's message (shell/live.py)
+        raise ValidationError(f"Unknown result mode '{mode}' in '{RESULT_MODE}'. "
                               f"Valid values: {', '.join(RESULT_MODES)}.")
     return mode
+
+
+def max_table_rows(conf: Mapping[str, str]) -> int:
+    raw = conf.get(MAX_TABLE_ROWS, "1000000").strip()
+    if not raw.isdigit() or int(raw) == 0:
+        raise ValidationError(f"Invalid value for '{MAX_TABLE_ROWS}': '{raw}' is not a positive integer.")
+    return int(raw)
 
 
 # -- the magics ------------------------------------------------------------------------
@@ -448,7 +466,8 @@ class SqlMagic(Magics):
     def _follow(self, session: Any, result: Any, options: CellOptions) -> bool:
         """A streaming SELECT's live table; False if the user interrupted it."""
         try:
-            live = LiveTable(result.header, result.types, result_mode(session.conf) != "table")
+            live = LiveTable(result.header, result.types, result_mode(session.conf) != "table",
+                             max_table_rows(session.conf))
             # A terminal's IPython prints every update anew: there, only the end is shown.
             progress = type(self.shell.display_pub) is not DisplayPublisher
             show = display(live.view("Starting", self.display_limit), display_id=True).update if progress \

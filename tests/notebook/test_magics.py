@@ -155,7 +155,7 @@ def test_an_unknown_result_mode_is_an_error_naming_the_valid_ones(ipython):
     ipython.run_cell("%%sql\nCREATE TABLE g (x INT) WITH ('connector' = 'datagen', 'number-of-rows' = '1')")
     _, out = run(ipython, "%sql SELECT x FROM g")
     assert out.outputs[0].data["text/plain"].splitlines()[1] == \
-        "Invalid value for 'sql-client.execution.result-mode': 'pages'. Valid values: table, changelog, tableau."
+        "Unknown result mode 'pages' in 'sql-client.execution.result-mode'. Valid values: table, changelog, tableau."
 
 
 # -- the live table ------------------------------------------------------------------------------
@@ -174,6 +174,10 @@ def test_table_mode_applies_retractions_and_changelog_mode_shows_them():
     log.apply(changes)
     assert log.values() == changes
     assert log.view("x", limit=2).text.splitlines()[-1] == "x: 6 changes received. The newest 2 rows are shown."
+    kept = LiveTable(["op", "k", "n"], [None, STRING, INT], changelog=False, max_rows=2)
+    kept.apply(changes)
+    kept.apply([["+I", "d", 4], ["-D", "c", None], ["+I", "a", 2]])  # "a" was dropped first, then "c" is deleted
+    assert kept.values() == [["d", 4], ["a", 2]]
 
 
 class ScriptedResult:
