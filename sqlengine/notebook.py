@@ -210,7 +210,7 @@ class Rendered:
 
 
 def table_html(header: list[str], rows: list[list[Optional[str]]], null: str, note: str = "") -> str:
-    """Flink-formatted cells (None: NULL, shown as ``null``) as an HTML table."""
+    """Flink-formatted cells as an HTML table, escaped; a None cell (NULL) shows ``null``."""
     def cell(v: Optional[str]) -> str:
         return html.escape(null if v is None else v)
     head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
