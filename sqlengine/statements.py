@@ -183,8 +183,28 @@ def _show(session: Session, node: dn.FlinkShow, stmt) -> TableResult:
 @handles(exp.Describe)
 def _describe(session: Session, node: exp.Describe, stmt) -> TableResult:
     path = session.catalogs.qualify([p.name for p in node.this.parts])
-    header, rows = describe_rows(session.catalogs.get_table(path))
+    table = session.catalogs.get_table(path)
+    header, rows = describe_rows(_typed(session, path, table, node.this, stmt.span.source))
     return TableResult("ROWS", list(header), [list(r) for r in rows], show=True)
+
+
+def _typed(session: Session, path, table, node, source: str):
+    """The table with its computed columns' types (the catalog keeps their SQL text; the
+    type comes from binding it, as Flink's DESCRIBE shows it)."""
+    import dataclasses
+
+    from catalog.objects import CatalogTable
+    if not isinstance(table, CatalogTable) or not any(
+            c.kind == "computed" and c.type.root == "NULL" for c in table.schema.columns):
+        return table
+    try:
+        plan = session.binder(source).scan(str(path), table, node)
+    except Exception:  # noqa: BLE001 - DESCRIBE still shows the rest
+        return table
+    types = {f.name: f.type for f in plan.schema}
+    columns = [dataclasses.replace(c, type=types[c.name]) if c.kind == "computed" and c.name in types else c
+               for c in table.schema.columns]
+    return dataclasses.replace(table, schema=dataclasses.replace(table.schema, columns=columns))
 
 
 @handles(dn.FlinkExplain)

@@ -36,7 +36,8 @@ def spark():
 # each) a long file that starts last keeps one worker busy while the other idles.
 LONGEST_FIRST = ("tests/connectors/kafka/test_fault_matrix.py", "tests/e2e/test_kill_restart.py",
                  "tests/connectors/kafka/test_outages.py", "tests/connectors/kafka/test_standalone_cluster.py",
-                 "tests/e2e/test_stop_signal.py", "tests/e2e/test_cli.py", "tests/e2e/test_cli_errors.py")
+                 "tests/e2e/test_stop_signal.py", "tests/shell/test_terminal.py", "tests/notebook/test_notebook.py",
+                 "tests/e2e/test_cli.py", "tests/e2e/test_cli_errors.py", "tests/shell/test_cli_modes.py")
 
 
 def pytest_collection_modifyitems(config, items):

@@ -66,6 +66,10 @@ RENAMES = {"Length": "CHAR_LENGTH", "StrPosition": "POSITION", "Initcap": "INITC
            "Locate": "LOCATE"}
 
 
+# Functions called without parentheses (the parser sees a column name).
+NILADIC = frozenset({"LOCALTIMESTAMP", "LOCALTIME", "CURRENT_TIMESTAMP", "CURRENT_DATE", "CURRENT_TIME"})
+
+
 @dataclass(frozen=True)
 class ScopeColumn:
     qualifier: Optional[str]
@@ -137,6 +141,10 @@ class ExprBinder:
     # -- leaves ----------------------------------------------------------------------
     def visit_Column(self, node: exp.Column) -> Expr:
         parts = [p.name for p in node.parts]
+        ident = node.parts[0] if len(node.parts) == 1 else None
+        if ident is not None and not ident.args.get("quoted") and parts[0].upper() in NILADIC:
+            # Calcite's niladic functions (reserved words: a column of that name needs backticks)
+            return self.call_bound(parts[0].upper(), [], node)
         return self.resolve(parts, node)
 
     def visit_Dot(self, node: exp.Dot) -> Expr:

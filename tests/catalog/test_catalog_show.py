@@ -341,3 +341,27 @@ def test_describe_catalog_matches_flink(tmp_path):
     disk = create_catalog("d", {"type": "file", "path": str(tmp_path)})
     _, rows = describe_catalog_rows(disk, extended=True)
     assert ["type", "file"] in rows and ["option:path", str(tmp_path)] in rows
+
+
+def test_describe_types_computed_columns_and_niladic_functions(spark):
+    """Computed columns show their bound type (the catalog keeps only their SQL), and the
+    niladic functions (LOCALTIMESTAMP, CURRENT_DATE, ...) are functions there and in
+    queries; Flink 2.3 prints this table."""
+    from sqlengine.session import Session
+    s = Session({"execution.runtime-mode": "batch"}, spark=spark)
+    s.execute_sql("CREATE TABLE c (a INT, ts AS LOCALTIMESTAMP, d AS CURRENT_DATE, p AS PROCTIME(), b AS a + 1, "
+                  "WATERMARK FOR ts AS ts) WITH ('connector' = 'datagen', 'number-of-rows' = '2')")
+    assert s.execute_sql("DESCRIBE c").render() == """\
++------+-----------------------------+-------+-----+-------------------+-----------+
+| name |                        type |  null | key |            extras | watermark |
++------+-----------------------------+-------+-----+-------------------+-----------+
+|    a |                         INT |  TRUE |     |                   |           |
+|   ts |      TIMESTAMP(3) *ROWTIME* | FALSE |     | AS LOCALTIMESTAMP |      `ts` |
+|    d |                        DATE | FALSE |     |   AS CURRENT_DATE |           |
+|    p | TIMESTAMP_LTZ(3) *PROCTIME* | FALSE |     |     AS PROCTIME() |           |
+|    b |                         INT |  TRUE |     |        AS `a` + 1 |           |
++------+-----------------------------+-------+-----+-------------------+-----------+
+5 rows in set"""
+    rows = s.execute_sql("SELECT ts IS NOT NULL, d = CURRENT_DATE, LOCALTIME IS NOT NULL, "
+                         "CURRENT_TIMESTAMP IS NOT NULL FROM c").collect()
+    assert rows == [[True, True, True, True]] * 2
