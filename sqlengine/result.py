@@ -152,9 +152,8 @@ class TableResult:
                 raise
             except Exception as exc:  # noqa: BLE001
                 raise self._engine_error(exc) from exc
-        elif self.stream is not None:
-            if self.stream.wait(timeout):
-                self.rows  # noqa: B018 - raises the query's failure
+        elif self.stream is not None and (timeout is None or self.stream.wait(timeout)):
+            self.rows  # noqa: B018 - reads the changes (the query waits for its reader); raises its failure
         return self
 
     def _engine_error(self, exc: BaseException):

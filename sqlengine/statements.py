@@ -257,5 +257,8 @@ def _stop_job(session: Session, node: dn.StopJob, stmt) -> TableResult:
                              stmt.span)
     path = job.stop()
     if node.args.get("savepoint"):
+        if path is None:
+            return TableResult("OK", text=f"[INFO] Job {job_id} stopped before its first checkpoint completed: there "
+                                          f"is nothing to restore (run the statement again to start over).")
         return TableResult("ROWS", ["savepoint path"], [[path]], show=True)
     return TableResult("OK")

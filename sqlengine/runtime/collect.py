@@ -10,6 +10,7 @@ with the stream running, unless ``wait`` is asked for.
 from __future__ import annotations
 
 import threading
+from collections import deque
 from typing import Iterator, Optional
 
 from sqlengine.plan import nodes as P
@@ -17,12 +18,21 @@ from sqlengine.runtime.lower import Lowerer, drop_eoi, release
 
 
 class ResultStream:
-    """The changes of a running streaming SELECT, epoch by epoch (each row ``[op, *values]``)."""
+    """The changes of a running streaming SELECT, epoch by epoch (each row ``[op, *values]``).
 
-    def __init__(self) -> None:
+    Reading is consuming: ``batches`` hands each epoch's rows over once. At most
+    ``max_buffered`` rows wait unread; beyond that the query's next epoch waits for the
+    client (backpressure, as Flink's collect sink), so memory stays bounded however fast
+    the input is and however slowly the client reads.
+    """
+
+    def __init__(self, max_buffered: int = 100_000) -> None:
         self._cond = threading.Condition()
-        self._batches: list[list[list]] = []
+        self._batches: deque = deque()
+        self._buffered = 0
+        self.max_buffered = max_buffered
         self.ended = False
+        self.cancelled = False
         self.error: Optional[BaseException] = None
         self.job = None  # the runtime's Job of the query
         self.bounded = False  # every source ends by itself
@@ -31,7 +41,11 @@ class ResultStream:
     # -- the query's side ----------------------------------------------------------------
     def push(self, rows: list[list]) -> None:
         with self._cond:
+            self._cond.wait_for(lambda: self._buffered < self.max_buffered or self.cancelled)
+            if self.cancelled:
+                return
             self._batches.append(rows)
+            self._buffered += len(rows)
             self._cond.notify_all()
 
     def finish(self, error: Optional[BaseException] = None) -> None:
@@ -46,17 +60,18 @@ class ResultStream:
         """Each epoch's rows as they arrive, until the query ends (its error is raised).
         With ``timeout``, an empty list is yielded whenever that long passes without rows
         (so a client can refresh its screen)."""
-        i = 0
         while True:
             with self._cond:
-                if i >= len(self._batches) and not self.ended:
+                if not self._batches and not self.ended:
                     self._cond.wait(timeout)
-                fresh = self._batches[i:]
-                i = len(self._batches)
+                fresh = list(self._batches)
+                self._batches.clear()
+                self._buffered = 0
+                self._cond.notify_all()
                 ended, error = self.ended, self.error
             for rows in fresh:
                 yield rows
-            if ended and i >= len(self._batches):
+            if ended and not fresh:
                 if error is not None:
                     raise error
                 return
@@ -64,11 +79,14 @@ class ResultStream:
                 yield []
 
     def rows(self) -> list[list]:
-        """Every change until the query ends."""
+        """Every change not read yet, until the query ends."""
         return [r for rows in self.batches() for r in rows]
 
     def cancel(self) -> None:
         """Stop the query now (Ctrl-C in the shell, or closing the result)."""
+        with self._cond:
+            self.cancelled = True
+            self._cond.notify_all()
         self.started.wait(60)
         if self.job is not None:
             self.job.cancel()
