@@ -5,9 +5,14 @@
 Needs a Python with ``apache-flink`` installed (never a dependency of sqlengine).
 Statements are split on ``;`` (``--`` comments dropped; the benchmark scripts have no
 ``;`` or ``--`` inside string literals). ``SET 'k' = 'v'`` statements configure the
-TableEnvironment (streaming mode); every other statement runs with ``execute_sql`` in
-order, and each job it submits (the INSERT) is waited for. Prints the seconds from
-the TableEnvironment's creation to the end of the last job on stderr.
+TableEnvironment; every other statement runs with ``execute_sql`` in order. Each job an
+``INSERT`` / ``EXECUTE`` submits is waited for; a statement with rows (``SELECT``,
+``SHOW``, ``DESCRIBE``, ``EXPLAIN``) prints them as a tableau, as the SQL client does.
+Prints the seconds from the TableEnvironment's creation to the end of the last job on
+stderr.
+
+PyFlink's wheel has no SQL gateway (``flink-sql-gateway-*.jar``), so Flink's own
+``sql-client.sh`` cannot start from it, even embedded; this runner stands in for it.
 """
 from __future__ import annotations
 
@@ -16,6 +21,8 @@ import sys
 import time
 
 SET_RE = re.compile(r"^SET\s+'([^']+)'\s*=\s*'([^']*)'$", re.I | re.S)
+DML_RE = re.compile(r"^(INSERT|EXECUTE|BEGIN)\b", re.I)
+RUNTIME_MODE = "execution.runtime-mode"
 
 
 def statements(text: str) -> list[str]:
@@ -24,20 +31,37 @@ def statements(text: str) -> list[str]:
     return [s.strip() for s in code.split(";") if s.strip()]
 
 
-def main(path: str) -> int:
-    from pyflink.table import EnvironmentSettings, TableEnvironment
+def runtime_mode(stmts: list[str]) -> str:
+    """The script's ``execution.runtime-mode`` (default streaming). A TableEnvironment's
+    mode is fixed when it is created, so the runner reads it before creating one."""
+    modes = {m.group(2).lower() for m in map(SET_RE.match, stmts)
+             if m and m.group(1) == RUNTIME_MODE}
+    if len(modes) > 1:
+        raise SystemExit(f"flink_runner: the script sets {RUNTIME_MODE} to {sorted(modes)}; "
+                         "one TableEnvironment has one mode")
+    return modes.pop() if modes else "streaming"
 
+
+def main(path: str) -> int:
+    from pyflink.table import EnvironmentSettings, ResultKind, TableEnvironment
+
+    stmts = statements(open(path, encoding="utf-8").read())
+    batch = runtime_mode(stmts) == "batch"
     started = time.perf_counter()
-    env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    env = TableEnvironment.create(EnvironmentSettings.in_batch_mode() if batch
+                                  else EnvironmentSettings.in_streaming_mode())
     config = env.get_config()
-    for stmt in statements(open(path, encoding="utf-8").read()):
+    for stmt in stmts:
         match = SET_RE.match(stmt)
         if match:
             config.set(match.group(1), match.group(2))
             continue
         result = env.execute_sql(stmt)
-        if result.get_job_client() is not None:
-            result.wait()
+        if DML_RE.match(stmt):
+            if result.get_job_client() is not None:
+                result.wait()
+        elif result.get_result_kind() == ResultKind.SUCCESS_WITH_CONTENT:
+            result.print()
     print(f"flink_runner: {path} done in {time.perf_counter() - started:.2f} s",
           file=sys.stderr)
     return 0
