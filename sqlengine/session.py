@@ -63,10 +63,22 @@ class Session:
 
     # -- statements -------------------------------------------------------------------
     def execute_sql(self, sql: str) -> TableResult:
-        """Run every statement of ``sql``; returns the last statement's result."""
+        """Run every statement of ``sql``; returns the last statement's result.
+
+        One INSERT returns at once with its job running (PyFlink's ``execute_sql``;
+        ``TableResult.wait()`` waits for it); in a script of several statements each
+        INSERT finishes before the next statement runs, as in the CLI (unless
+        ``table.dml-sync`` is set)."""
+        statements = parse_script(sql)
         result = TableResult("OK")
-        for stmt in parse_script(sql):
-            result = self.execute_statement(stmt)
+        default = self.default_dml_sync
+        if len(statements) > 1:
+            self.default_dml_sync = True
+        try:
+            for stmt in statements:
+                result = self.execute_statement(stmt)
+        finally:
+            self.default_dml_sync = default
         return result
 
     def execute_statement(self, stmt: Statement, live: bool = False) -> TableResult:

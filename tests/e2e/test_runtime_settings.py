@@ -82,7 +82,7 @@ CREATE TABLE gen (id BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '
   'rows-per-second' = '2', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '8');
 CREATE TABLE sink (id BIGINT) WITH ('connector' = 'blackhole');
 """)
-    job = s.execute_sql("INSERT INTO sink SELECT id FROM gen").job
+    job = s.execute_sql("INSERT INTO sink SELECT id FROM gen").wait().job
     progress = job.queries[0].recentProgress
     assert [p["numInputRows"] for p in progress][:4] == [2, 2, 2, 2]
     starts = [datetime.fromisoformat(p["timestamp"].replace("Z", "+00:00")) for p in progress[:4]]
