@@ -49,13 +49,15 @@ def _conf(defines: list[str]) -> dict[str, str]:
 
 
 def run_script(session, text: str, out=sys.stdout, log: Optional[Path] = None) -> bool:
-    """Execute statements in order; at the first failure print one [ERROR] and stop."""
+    """Execute statements in order; at the first failure print one [ERROR] and stop. A
+    script's INSERTs finish in order unless it sets ``table.dml-sync`` to false."""
     from sqlengine.dialect.script import parse_script
     from sqlengine.logs import log_path
     from shell.report import is_verbose, report
 
     from sqlengine.runtime.job import stop_requested
     log = log or log_path()
+    session.default_dml_sync = True
     statement = ""
     try:
         for stmt in parse_script(text):
@@ -135,7 +137,6 @@ def main(argv: Optional[list[str]] = None) -> int:
     except Exception as exc:  # noqa: BLE001 - reported like a failing statement
         report(exc, log, is_verbose(conf))
         return 1
-    session.default_dml_sync = True
     ok = all(run_script(session, t, log=log) for t in texts)
     return 0 if _wait_jobs(session, log) and ok else 1
 
