@@ -16,7 +16,10 @@ A task reads its ranges with its own consumer (``assign`` at the start offset) u
 its position reaches the end offset: the position moves over transaction markers and,
 with ``read_committed``, over aborted records, so a range may yield fewer records than
 offsets. The driver's end offsets are the partitions' high watermarks, which are the
-last stable offsets for ``read_committed`` clients (what such a task can reach).
+last stable offsets for ``read_committed`` clients (what such a task can reach). A range
+whose records the broker no longer has (deleted by retention or ``DeleteRecords`` after
+the epoch was planned) fails the task: resetting to the log start, as a consumer would,
+drops the epoch's records without a word (Spark's Kafka source fails too, by default).
 
 Rows: the record fields the table needs (``__value``, ``__key`` and metadata such as
 ``__offset``), ``__topic``/``__partition``/``__offset`` whenever decoding may fail (the
@@ -158,8 +161,8 @@ class Offsets:
             reset = self.conf.get("auto.offset.reset", "none")
             out = {}
             for k, (lo, hi) in bounds.items():
-                if k in done:
-                    out[k] = done[k]
+                if k in done:  # one below the log start reads from it, as a reset to earliest did
+                    out[k] = min(max(done[k], lo), hi)
                 elif reset in ("earliest", "smallest", "beginning"):
                     out[k] = lo
                 elif reset in ("latest", "largest", "end"):
@@ -196,7 +199,7 @@ def read_ranges(options: dict, fields: list[str], part: Range) -> Iterator[pa.Re
     from confluent_kafka import Consumer, TopicPartition
     timeout = float(options.get("timeout_s", "60"))
     conf = {**FETCH, **client(options), "enable.auto.commit": False, "enable.partition.eof": True,
-            "auto.offset.reset": "earliest"}
+            "auto.offset.reset": "error"}  # records gone from the broker: an error, not a skip
     consumer = Consumer(conf)
     todo = {(t, p): (s, e) for t, p, s, e in part.ranges if e > s}
     try:
@@ -251,6 +254,9 @@ def _split(msgs: list, todo: dict) -> tuple[list, set]:
         if err is None:
             continue
         tp = (m.topic(), m.partition())
+        if err.code() == KafkaError._AUTO_OFFSET_RESET:
+            raise KafkaReadError(f"Kafka partition {tp[0]}-{tp[1]} no longer holds offset {m.offset()} (deleted by "
+                                 f"retention or DeleteRecords after the epoch was planned): {err.str()}")
         if err.code() != KafkaError._PARTITION_EOF:
             raise KafkaReadError(f"Reading Kafka partition {tp[0]}-{tp[1]} failed: {err.str()}")
         if tp in todo and m.offset() >= todo[tp][1]:

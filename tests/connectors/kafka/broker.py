@@ -93,7 +93,10 @@ class Broker:
             "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
             f"log.dirs={data}", "num.partitions=1",
             "offsets.topic.replication.factor=1", "transaction.state.log.replication.factor=1",
-            "transaction.state.log.min.isr=1", "group.initial.rebalance.delay.ms=0", ""]))
+            "transaction.state.log.min.isr=1", "group.initial.rebalance.delay.ms=0",
+            # The tests' records carry fixed timestamps (2023): the default 7-day retention
+            # deletes them at its first check, 30 s after the broker starts.
+            "log.retention.ms=-1", ""]))
         java = ["java", "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", f"{lib}/*"]
         cluster_id = _cluster_id()
         subprocess.run(java + ["kafka.tools.StorageTool", "format", "-t", cluster_id, "-c", str(props)],

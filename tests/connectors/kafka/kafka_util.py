@@ -15,7 +15,10 @@ _ids = itertools.count(1)
 def new_topic(bootstrap: str, partitions: int = 1, name: Optional[str] = None) -> str:
     name = name or f"t{next(_ids)}-{uuid.uuid4().hex[:6]}"
     admin = AdminClient({"bootstrap.servers": bootstrap})
-    for f in admin.create_topics([NewTopic(name, partitions, 1)]).values():
+    # Kept forever: the tests' records carry fixed timestamps (2023) that time-based
+    # retention would delete (also on a broker given by KAFKA_BOOTSTRAP_SERVERS).
+    topic = NewTopic(name, partitions, 1, config={"retention.ms": "-1"})
+    for f in admin.create_topics([topic]).values():
         f.result()
     return name
 

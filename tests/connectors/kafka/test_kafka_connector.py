@@ -60,6 +60,68 @@ def test_bounded_read_with_metadata_and_key_fields(session, kafka_bootstrap):
     assert sorted(counts) == [[0, 100, 0, 99], [1, 100, 0, 99], [2, 100, 0, 99]]
 
 
+def _stream_reader(bootstrap: str, topic: str, startup: str = "earliest-offset", group: str = ""):
+    from connectors.kafka.reader import KafkaStreamReader
+    client = {"bootstrap.servers": bootstrap, **({"group.id": group} if group else {})}
+    options = {"client_secret_config": json.dumps(client), "topics": json.dumps([topic]), "pattern": "",
+               "startup": json.dumps({"mode": startup}), "bounded": json.dumps({"mode": "latest-offset"}),
+               "fields": "__value,__offset", "source_id": f"test#{topic}", "num_partitions": "2",
+               "timeout_s": "30"}
+    return KafkaStreamReader(options, ["__value", "__offset"])
+
+
+def _delete_records(bootstrap: str, topic: str, before: dict[int, int]) -> None:
+    """Move the partitions' log start, as retention does (DeleteRecords: no waiting for it)."""
+    from confluent_kafka import TopicPartition
+    from confluent_kafka.admin import AdminClient
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    for f in admin.delete_records([TopicPartition(topic, p, o) for p, o in before.items()]).values():
+        f.result()
+
+
+def test_records_deleted_after_the_epoch_was_planned_fail_the_read(kafka_bootstrap):
+    """The flaky ``0 == 300`` of the bounded read above: its records (2023 timestamps) were
+    deleted by the broker's time retention between planning epoch 0 ([0, 100) per
+    partition) and reading it; the tasks' consumers reset to the new log start (100),
+    met the partition end and returned nothing, and the SELECT ended without rows or
+    error. Here that interleaving is made with DeleteRecords: the read must fail."""
+    from connectors.kafka.reader import KafkaReadError
+    topic = new_topic(kafka_bootstrap, 2)
+    produce(kafka_bootstrap, topic, ({"value": str(i), "partition": i % 2} for i in range(20)))
+    reader = _stream_reader(kafka_bootstrap, topic)
+    try:
+        start = reader.initialOffset()
+        end = reader.latestOffset(start, reader.getDefaultReadLimit())
+        assert start["pos"] == {f"{topic}:0": 0, f"{topic}:1": 0} and end["pos"] == {f"{topic}:0": 10, f"{topic}:1": 10}
+        ranges = reader.partitions(start, end)[:-1]  # the last one is the end-of-input row
+        _delete_records(kafka_bootstrap, topic, {0: 10, 1: 4})
+        with pytest.raises(KafkaReadError, match=rf"Kafka partition {topic}-[01] no longer holds offset 0"):
+            for part in ranges:
+                list(reader.read(part))
+    finally:
+        reader.stop()
+
+
+def test_a_committed_group_offset_below_the_log_start_reads_from_the_log_start(kafka_bootstrap):
+    from confluent_kafka import Consumer, TopicPartition
+    topic = new_topic(kafka_bootstrap, 1)
+    produce(kafka_bootstrap, topic, ({"value": str(i)} for i in range(10)))
+    group = f"g-{topic}"
+    committer = Consumer({"bootstrap.servers": kafka_bootstrap, "group.id": group})
+    committer.commit(offsets=[TopicPartition(topic, 0, 2)], asynchronous=False)
+    committer.close()
+    _delete_records(kafka_bootstrap, topic, {0: 6})
+    reader = _stream_reader(kafka_bootstrap, topic, "group-offsets", group)
+    try:
+        start = reader.initialOffset()
+        end = reader.latestOffset(start, reader.getDefaultReadLimit())
+        assert start["pos"] == {f"{topic}:0": 6}
+        rows = [r for part in reader.partitions(start, end) for b in reader.read(part) for r in b.to_pylist()]
+        assert [r["__offset"] for r in rows if not r["__eoi"]] == [6, 7, 8, 9]
+    finally:
+        reader.stop()
+
+
 def test_key_fields_except_key(session, kafka_bootstrap):
     topic = new_topic(kafka_bootstrap, 1)
     produce(kafka_bootstrap, topic, [{"key": json.dumps({"id": 1}), "value": {"name": "a"}},
