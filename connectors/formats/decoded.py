@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import reduce
-from typing import Union
+from typing import Callable, Optional, Union
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
@@ -13,10 +13,33 @@ Flag = Union[Column, bool]  # a static False avoids building always-false expres
 
 @dataclass(frozen=True)
 class Leaf:
-    """A converted value and whether its conversion failed."""
+    """A converted value and whether its conversion failed.
+
+    ``source``: when set, ``bad`` is ``source IS NOT NULL AND value IS NULL`` (a parser
+    that returns NULL for text it cannot read), so that it can be stated over the value
+    bound once (``bad_of``) instead of over a second copy of the conversion."""
 
     value: Column
     bad: Flag
+    source: Optional[Column] = None
+
+    def bad_of(self, value: Column) -> Flag:
+        """``bad`` for ``value``, this leaf's value computed elsewhere."""
+        if self.source is None:
+            return self.bad
+        return self.source.isNotNull() & value.isNull()
+
+
+def let(value: Column, body: Callable[[Column], Column]) -> Column:
+    """``body(v)`` with ``v`` bound to ``value`` (computed once), evaluated by Spark's
+    interpreter: for paths few rows take (a format's fallback for a rejected line).
+
+    A Column used twice in an expression is two copies of its tree, each evaluated and
+    compiled (Spark's common-subexpression elimination skips conditional branches); a
+    lambda variable is a real binding. ``transform_values`` is one of Spark's
+    higher-order functions without code generation, so the whole body stays out of the
+    generated code, which Janino and then HotSpot compile for every query."""
+    return F.transform_values(F.create_map(F.lit(0), value), lambda _, v: body(v)).getItem(0)
 
 
 @dataclass(frozen=True)

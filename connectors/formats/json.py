@@ -28,7 +28,7 @@ from pyspark.sql import types as st
 
 from connectors.base import Options
 from connectors.formats import common as C
-from connectors.formats.decoded import Decoded, Leaf, any_true, as_column, pick
+from connectors.formats.decoded import Decoded, Leaf, any_true, as_column, let, pick
 from sqlengine.errors import ConnectorError
 from sqlengine.types import DataType
 
@@ -99,10 +99,11 @@ def decode_detailed(text: Column, columns: list[tuple[str, DataType]], o: JsonOp
     line_bad = ~strict_ok
     if any(_needs_lenient(t) for _, t in columns):
         # Only lines Spark's strict reading rejects take this (conditional) path.
-        prelude.append(F.when(parsed.getField(CORRUPT).isNotNull(),
-                              F.from_json(text, _wire_schema(columns, lenient=True), opts)).alias(f"{tag}_loose"))
-        loose = F.from_json(text, _wire_schema(columns, lenient=True), opts) if inline else F.col(f"{tag}_loose")
-        alt = [_convert(loose.getField(n), t, o, lenient=True) for n, t in columns]
+        lenient, can_fail = _lenient(text, columns, o, opts)
+        loose_expr = F.when(parsed.getField(CORRUPT).isNotNull(), lenient)
+        prelude.append(loose_expr.alias(f"{tag}_loose"))
+        loose = loose_expr if inline else F.col(f"{tag}_loose")
+        alt = _lenient_alt(loose, can_fail)
         leaves = [Leaf(F.when(strict_ok, a.value).otherwise(b.value), pick(strict_ok, a.bad, b.bad))
                   for a, b in zip(leaves, alt)]
         line_bad = ~strict_ok & loose.getField(CORRUPT).isNotNull()
@@ -111,6 +112,41 @@ def decode_detailed(text: Column, columns: list[tuple[str, DataType]], o: JsonOp
     if not inline:
         decoded.prelude.extend(prelude)
     return decoded
+
+
+def _lenient(text: Column, columns, o: JsonOptions, opts: dict[str, str]) -> tuple[Column, list[bool]]:
+    """The lenient reading of a line: a struct of the corrupt-record field and per column
+    its value ``v<i>``, or, when the conversion can fail, ``vb<i>``: its value ``v`` and
+    error flag ``b``; and per column whether it can fail.
+
+    Every conversion is bound once (``let``): written out in separate value, check and
+    reason expressions they were repeated so often that this path was 96% of the scan's
+    generated code (331 KB of Java for four fields, 13 KB without it), which Janino and
+    then HotSpot's C2 compiled for every query although good lines never run it
+    (benchmarks/README.md)."""
+    can_fail: list[bool] = []
+
+    def members(loose: Column) -> Column:
+        out = [loose.getField(CORRUPT).alias(CORRUPT)]
+        for i, (n, t) in enumerate(columns):
+            leaf = _convert(loose.getField(n), t, o, lenient=True)
+            can_fail.append(not isinstance(leaf.bad, bool))
+            if isinstance(leaf.bad, bool):
+                out.append(leaf.value.alias(f"v{i}"))
+            else:
+                out.append(let(leaf.value, _with_flag(leaf)).alias(f"vb{i}"))
+        return F.struct(*out)
+    return let(F.from_json(text, _wire_schema(columns, lenient=True), opts), members), can_fail
+
+
+def _with_flag(leaf: Leaf):
+    return lambda v: F.struct(v.alias("v"), as_column(leaf.bad_of(v)).alias("b"))
+
+
+def _lenient_alt(loose: Column, can_fail: list[bool]) -> list[Leaf]:
+    """The lenient leaves, read from the struct ``_lenient`` made."""
+    return [Leaf(loose.getField(f"vb{i}").getField("v"), loose.getField(f"vb{i}").getField("b")) if fails
+            else Leaf(loose.getField(f"v{i}"), False) for i, fails in enumerate(can_fail)]
 
 
 def _assemble(text: Column, columns, leaves: list[Leaf], line_bad: Column,
@@ -211,7 +247,7 @@ def _convert(c: Column, t: DataType, o: JsonOptions, lenient: bool) -> Leaf:
 
 
 def _parsed(text: Column, value: Column) -> Leaf:
-    return Leaf(value, text.isNotNull() & value.isNull())
+    return Leaf(value, text.isNotNull() & value.isNull(), source=text)
 
 
 def _lenient_leaf(c: Column, t: DataType) -> Leaf:

@@ -178,7 +178,9 @@ class KafkaFactory(ConnectorFactory):
         for b in bads:
             bad = bad | F.coalesce(b, F.lit(False))
         reason = reasons[-1] if reasons else F.lit("")
-        flag = bad if ignore else F.when(bad, F.raise_error(_failure(k, reason))).otherwise(bad)
+        # Without ignore-parse-errors only the raise matters (every other row is kept): ELSE false,
+        # not ELSE bad, which evaluated the checks (timestamp parsing) twice per record.
+        flag = bad if ignore else F.when(bad, F.raise_error(_failure(k, reason))).otherwise(F.lit(False))
         physical = [cols[n] if n in cols else F.lit(None).cast(t.to_spark()).alias(n) for n, t in ctx.columns]
         meta = [_metadata_column(key, n, t) for n, key, t in ctx.metadata]
         # A null value: a tombstone, skipped; for upsert-kafka the key's deletion.
