@@ -61,7 +61,7 @@ def _provider(job) -> str:
 ])
 def test_state_backend_type_picks_the_state_store(spark, tmp_path, backend, provider):
     s = _bids(spark, tmp_path, {"state.backend.type": backend} if backend else {})
-    job = s.execute_sql(WINDOWED).job
+    job = s.execute_sql(WINDOWED).wait().job
     assert _provider(job).endswith("." + provider)
     assert sum(r["n"] for r in read_rows(tmp_path / "out")) == 20
 

@@ -49,14 +49,14 @@ def _outputs(folder: Path) -> tuple[list, list]:
 def test_statement_set_is_one_job_with_the_rows_of_its_inserts(spark, tmp_path, mode):
     rows = _input(tmp_path / "in.jsonl")
     one_by_one = _session(spark, tmp_path, "single", **{"execution.runtime-mode": mode})
-    one_by_one.execute_sql(WINDOWED)
-    one_by_one.execute_sql(FILTERED)
+    one_by_one.execute_sql(WINDOWED).wait()
+    one_by_one.execute_sql(FILTERED).wait()
     windows, cheap = _outputs(tmp_path / "single")
     assert len(windows) == 30 * 3
     assert len(cheap) == sum(1 for r in rows if r["price"] < 10) > 0
 
     together = _session(spark, tmp_path, "set", **{"execution.runtime-mode": mode})
-    job = together.execute_sql(SET).job
+    job = together.execute_sql(SET).wait().job
     assert job.status == "FINISHED"
     assert _outputs(tmp_path / "set") == (windows, cheap)
     if mode == "batch":
@@ -101,7 +101,7 @@ def test_statement_set_restarts_from_its_checkpoint_without_duplicates(spark, tm
 
     _input(tmp_path / "in.jsonl")
     full = _session(spark, tmp_path, "full")
-    full.execute_sql(SET)
+    full.execute_sql(SET).wait()
     expected = _outputs(tmp_path / "full")
 
     s1 = _session(spark, tmp_path, "split", **{"pipeline.job-id": "set"})
@@ -117,5 +117,5 @@ def test_statement_set_restarts_from_its_checkpoint_without_duplicates(spark, tm
 
     s2 = _session(spark, tmp_path, "split", **{"pipeline.job-id": "set",
                                                "execution.state-recovery.path": job.checkpoint_root})
-    s2.execute_sql(SET)
+    s2.execute_sql(SET).wait()
     assert _outputs(tmp_path / "split") == expected
