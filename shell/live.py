@@ -14,10 +14,9 @@ and keeps the shell. At most ``max_rows`` rows are kept (Flink's
 from __future__ import annotations
 
 import time
-from collections import deque
-from typing import Any, TextIO
+from typing import TextIO
 
-from sqlengine.result import TableResult, _cell
+from sqlengine.result import Materialized, TableResult
 
 REFRESH_S = 0.25  # at most four redraws a second
 _NUMERIC = ("TINYINT", "SMALLINT", "INT", "INTEGER", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL")
@@ -27,60 +26,35 @@ def show_live(result: TableResult, mode: str, out: TextIO, max_rows: int = 1_000
     if mode == "tableau":
         result.print(out, live=True)
         return
-    if mode not in ("table", "changelog"):
-        from sqlengine.errors import ValidationError
-        result.cancel()
-        raise ValidationError(f"Unknown result mode '{mode}' in 'sql-client.execution.result-mode'. "
-                              f"Valid values: table, changelog, tableau.")
-    view = LiveView(result, mode == "changelog", max_rows)
-    view.run(out)
+    LiveView(result, mode == "changelog", max_rows).run(out)
 
 
 class LiveView:
     def __init__(self, result: TableResult, changelog: bool, max_rows: int):
         self.result = result
-        self.changelog = changelog
-        self.rows: deque = deque(maxlen=max_rows)
-        self.changes = 0
+        self.table = Materialized(result.header, result.types, changelog, max_rows)
         self.status = "running"
         self.started = time.monotonic()
-        self.types = (result.types or [None] * len(result.header))[1:]
-
-    def apply(self, batch: list[list[Any]]) -> None:
-        self.changes += len(batch)
-        if self.changelog:
-            self.rows.extend(batch)
-            return
-        for row in batch:
-            op, values = row[0], row[1:]
-            if op in ("+I", "+U"):
-                self.rows.append(values)
-            else:  # -U / -D: the most recent equal row goes
-                for i in range(len(self.rows) - 1, -1, -1):
-                    if self.rows[i] == values:
-                        del self.rows[i]
-                        break
 
     def render(self, height: int):
         from rich.console import Group
         from rich.table import Table
         from rich.text import Text
-        names = self.result.header if self.changelog else self.result.header[1:]
+        live = self.table
         table = Table(show_lines=False, expand=False, header_style="bold")
-        kinds = ([None] if self.changelog else []) + list(self.types)
-        for name, t in zip(names, kinds):
+        kinds = ([None] if live.changelog else []) + list(live.types)
+        for name, t in zip(live.header, kinds):
             numeric = getattr(t, "root", None) in _NUMERIC
             table.add_column(name, overflow="ellipsis", no_wrap=True, max_width=30,
                              justify="right" if numeric else "left")
-        shown = list(self.rows)[-max(1, height - 8):]
-        for row in shown:
-            values = row[1:] if self.changelog else row
-            cells = [_cell(v, t) for v, t in zip(values, self.types)]
+        for cells in live.cells()[-max(1, height - 8):]:
             texts = [Text("NULL", style="dim") if c is None else Text(c) for c in cells]
-            table.add_row(*([Text(row[0], style="cyan")] + texts if self.changelog else texts))
-        what = "changes" if self.changelog else "rows"
+            if live.changelog:
+                texts[0].stylize("cyan")
+            table.add_row(*texts)
+        what = "changes" if live.changelog else "rows"
         elapsed = time.monotonic() - self.started
-        status = (f"{len(self.rows)} {what}, {self.changes} change(s) received, {elapsed:.0f} s · "
+        status = (f"{len(live)} {what}, {live.received} change(s) received, {elapsed:.0f} s · "
                   + ("query running — Ctrl-C to cancel" if self.status == "running" else self.status))
         return Group(table, Text(status, style="dim"))
 
@@ -93,7 +67,7 @@ class LiveView:
         with Live(self.render(height), console=console, auto_refresh=False, transient=False) as live:
             try:
                 for batch in self.result.batches(timeout=REFRESH_S):
-                    self.apply(batch)
+                    self.table.apply(batch)
                     now = time.monotonic()
                     if now - last >= REFRESH_S:
                         live.update(self.render(height), refresh=True)

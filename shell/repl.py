@@ -219,10 +219,14 @@ class Shell:
 
     def _execute(self, session, stmt) -> None:
         from shell.live import show_live
+        from sqlengine.result import max_table_rows, result_mode
         result = self._foreground(session, stmt, lambda: session.execute_statement(stmt, live=True))
         if result.stream is not None:
-            mode = session.conf.get("sql-client.execution.result-mode", "table").strip().lower()
-            max_rows = int(session.conf.get("sql-client.execution.max-table-result.rows", "1000000"))
+            try:
+                mode, max_rows = result_mode(session.conf), max_table_rows(session.conf)
+            except Exception:
+                result.cancel()
+                raise
             show_live(result, mode, self.out, max_rows)
         elif result.kind == "JOB" and not result.job.done.is_set():
             print("[INFO] Submitting SQL update statement to the cluster...\n"

@@ -65,10 +65,8 @@ from IPython.display import display
 from traitlets import Float, Int
 
 from sqlengine.errors import Span, ValidationError
+from sqlengine.result import Materialized, max_table_rows, result_mode
 
-RESULT_MODE = "sql-client.execution.result-mode"
-RESULT_MODES = ("table", "changelog", "tableau")
-MAX_TABLE_ROWS = "sql-client.execution.max-table-result.rows"  # as Flink's SQL Client (and shell/live.py)
 
 
 # -- the magic line --------------------------------------------------------------------
@@ -262,62 +260,20 @@ class SqlError(Exception):
 
 
 # -- streaming results -----------------------------------------------------------------
-class LiveTable:
-    """A streaming SELECT's result as the changes arrive: materialized (Flink's ``table``
-    result mode: ``-U``/``-D`` remove the newest equal row, ``+I``/``+U`` append) or the
-    changelog itself (``op`` first). At most ``max_rows`` rows are kept: beyond, the oldest go."""
-
-    def __init__(self, header: list[str], types: list[Any], changelog: bool, max_rows: int = 1_000_000) -> None:
-        from sqlengine.result import _cell
-        self.changelog, self.max_rows = changelog, max_rows
-        self.header = header if changelog else header[1:]
-        self._types = types[1:] if types else [None] * (len(header) - 1)
-        self._cell = _cell
-        self._rows: dict[int, tuple[list, list]] = {}  # seq -> (values, cells), in display order
-        self._by_cells: dict[tuple, list[int]] = {}
-        self._seq = 0
-        self.received = 0
-
-    def apply(self, changes: list[list]) -> None:
-        for change in changes:
-            self.received += 1
-            cells = [self._cell(v, t) for v, t in zip(change[1:], self._types)]
-            if self.changelog:
-                self._append([change[0], *change[1:]], [change[0], *cells])
-            elif change[0] in ("+I", "+U"):
-                self._append(list(change[1:]), cells)
-            else:
-                seqs = self._by_cells.get(tuple(cells))
-                if seqs:
-                    self._drop(seqs[-1])
-
-    def _append(self, values: list, cells: list) -> None:
-        self._seq += 1
-        self._rows[self._seq] = (values, cells)
-        self._by_cells.setdefault(tuple(cells), []).append(self._seq)
-        if len(self._rows) > self.max_rows:
-            self._drop(next(iter(self._rows)))
-
-    def _drop(self, seq: int) -> None:
-        key = tuple(self._rows.pop(seq)[1])
-        seqs = self._by_cells[key]
-        seqs.remove(seq)
-        if not seqs:
-            del self._by_cells[key]
-
-    def values(self) -> list[list]:
-        return [v for v, _ in self._rows.values()]
+class LiveTable(Materialized):
+    """A streaming SELECT's result as the changes arrive (``Materialized``), rendered as
+    an HTML table with a status line."""
 
     def status(self, state: str) -> str:
         received = f"{self.received} {'change' if self.received == 1 else 'changes'} received"
         if self.changelog:
             return f"{state}: {received}."
-        n = len(self._rows)
+        n = len(self)
         return f"{state}: {n} {'row' if n == 1 else 'rows'} in the table, {received}."
 
     def view(self, state: str, limit: int) -> Rendered:
         from catalog.tableau import NULL_VALUE, render_tableau
-        cells = [c for _, c in self._rows.values()]
+        cells = self.cells()
         shown = cells[-limit:] if limit > 0 else []
         note = self.status(state)
         if len(shown) < len(cells):
@@ -369,21 +325,6 @@ def _cancel(result: Any) -> None:
         result.cancel()
     except KeyboardInterrupt:  # a second interrupt while cancelling: try once more
         result.cancel()
-
-
-def result_mode(conf: Mapping[str, str]) -> str:
-    mode = conf.get(RESULT_MODE, "table").strip().lower()
-    if mode not in RESULT_MODES:  # the shell's message (shell/live.py)
-        raise ValidationError(f"Unknown result mode '{mode}' in '{RESULT_MODE}'. "
-                              f"Valid values: {', '.join(RESULT_MODES)}.")
-    return mode
-
-
-def max_table_rows(conf: Mapping[str, str]) -> int:
-    raw = conf.get(MAX_TABLE_ROWS, "1000000").strip()
-    if not raw.isdigit() or int(raw) == 0:
-        raise ValidationError(f"Invalid value for '{MAX_TABLE_ROWS}': '{raw}' is not a positive integer.")
-    return int(raw)
 
 
 # -- the magics ------------------------------------------------------------------------

@@ -17,6 +17,10 @@ from typing import Any, Iterator, Optional, TextIO
 from catalog.tableau import (changelog_footer, changelog_header, column_widths_by_type, render_show_result,
                              render_tableau, tableau_row)
 
+RESULT_MODE = "sql-client.execution.result-mode"
+RESULT_MODES = ("table", "changelog", "tableau")
+MAX_TABLE_ROWS = "sql-client.execution.max-table-result.rows"  # as Flink's SQL Client
+
 # Flink's JobStatus names; a job stopped at an epoch boundary is FINISHED, as a job
 # stopped with a savepoint is in Flink.
 _STATUS = {"STOPPED": "FINISHED"}
@@ -75,6 +79,79 @@ def job_status(job) -> str:
     if job.status == "RUNNING" and job.done.is_set():
         return "FAILED" if job.error is not None else "FINISHED"
     return _STATUS.get(job.status, job.status)
+
+
+def result_mode(conf: dict[str, str]) -> str:
+    """How a client shows a streaming SELECT (``sql-client.execution.result-mode``)."""
+    from sqlengine.errors import ValidationError
+    mode = conf.get(RESULT_MODE, "table").strip().lower()
+    if mode not in RESULT_MODES:
+        raise ValidationError(f"Unknown result mode '{mode}' in '{RESULT_MODE}'. "
+                              f"Valid values: {', '.join(RESULT_MODES)}.")
+    return mode
+
+
+def max_table_rows(conf: dict[str, str]) -> int:
+    from sqlengine.errors import ValidationError
+    raw = conf.get(MAX_TABLE_ROWS, "1000000").strip()
+    if not raw.isdigit() or int(raw) == 0:
+        raise ValidationError(f"Invalid value for '{MAX_TABLE_ROWS}': '{raw}' is not a positive integer.")
+    return int(raw)
+
+
+class Materialized:
+    """A streaming SELECT's result as its changes arrive, for a client to show:
+    materialized (Flink's ``table`` result mode: ``-U``/``-D`` remove the newest equal row,
+    ``+I``/``+U`` append) or the changelog itself (``op`` first). At most ``max_rows`` rows
+    are kept: beyond, the oldest go. Rows are found by their printed cells, so a
+    retraction costs no scan."""
+
+    def __init__(self, header: list[str], types: Optional[list[Any]], changelog: bool,
+                 max_rows: int = 1_000_000) -> None:
+        self.changelog, self.max_rows = changelog, max_rows
+        self.header = header if changelog else header[1:]
+        self.types = types[1:] if types else [None] * (len(header) - 1)
+        self._rows: dict[int, tuple[list, list]] = {}  # seq -> (values, cells), in display order
+        self._by_cells: dict[tuple, list[int]] = {}
+        self._seq = 0
+        self.received = 0
+
+    def apply(self, changes: list[list]) -> None:
+        for change in changes:
+            self.received += 1
+            cells = [_cell(v, t) for v, t in zip(change[1:], self.types)]
+            if self.changelog:
+                self._append([change[0], *change[1:]], [change[0], *cells])
+            elif change[0] in ("+I", "+U"):
+                self._append(list(change[1:]), cells)
+            else:
+                seqs = self._by_cells.get(tuple(cells))
+                if seqs:
+                    self._drop(seqs[-1])
+
+    def _append(self, values: list, cells: list) -> None:
+        self._seq += 1
+        self._rows[self._seq] = (values, cells)
+        self._by_cells.setdefault(tuple(cells), []).append(self._seq)
+        if len(self._rows) > self.max_rows:
+            self._drop(next(iter(self._rows)))
+
+    def _drop(self, seq: int) -> None:
+        key = tuple(self._rows.pop(seq)[1])
+        seqs = self._by_cells[key]
+        seqs.remove(seq)
+        if not seqs:
+            del self._by_cells[key]
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def values(self) -> list[list]:
+        return [v for v, _ in self._rows.values()]
+
+    def cells(self) -> list[list]:
+        """The rows as printed (``None`` for NULL)."""
+        return [c for _, c in self._rows.values()]
 
 
 class TableResult:
