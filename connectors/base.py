@@ -263,17 +263,17 @@ class Sink:
 
 
 class TransactionalSink(Sink):
-    """A sink written through a Python data source whose writer does the two phases of
+    """A sink whose writer (a Python ``DataSourceArrowWriter``) does the two phases of
     the transactional contract (DESIGN.md, "Exactly once"). Every sink here (filesystem,
     kafka, upsert-kafka, jdbc) is one; this class drives the contract, the connector
     says what its rows are and how its writer stages, commits and recovers.
 
-    * **prepare** on the executors (the writer's ``DataSourceWriter.write``): each task
+    * **prepare** on the executors (the writer's ``DataSourceArrowWriter.write``): each task
       stages its rows under ids derived from (sink, query id, epoch, task) only, so a
       replayed epoch or a retried task finds what an earlier attempt left (a staged
       file, an open Kafka transaction, a PostgreSQL prepared transaction) and replaces or
       reuses it; it returns a commit message naming what it staged.
-    * **commit** on the driver (``DataSourceWriter.commit``) once every task has
+    * **commit** on the driver (the writer's ``commit``) once every task has
       prepared: publish the epoch (rename its staged files, ``COMMIT PREPARED``), and
       record it in the sink's marker of its last committed epoch (a file beside the
       staged ones; a row of the PostgreSQL marker table written in the prepared
@@ -295,9 +295,9 @@ class TransactionalSink(Sink):
     on, onto the job's key groups (``SinkContext.max_parallelism``, fixed for the life of
     a checkpoint).
 
-    A subclass sets ``ctx`` and ``exactly_once`` and implements ``rows``,
-    ``data_source`` and ``writer_options``; ``recover``, ``distribution`` and ``spread``
-    as needed.
+    A subclass sets ``ctx`` and ``exactly_once`` and implements ``rows``, ``writer`` and
+    ``writer_options``; ``recover``, ``distribution`` and ``spread`` as needed. The
+    writer runs as connectors/write.py describes.
     """
 
     ctx: SinkContext
@@ -307,8 +307,9 @@ class TransactionalSink(Sink):
         """The writer's input rows for the sink's rows ``df``."""
         raise NotImplementedError
 
-    def data_source(self, rows: Any) -> str:
-        """The format name of the writing data source, registered with ``rows``'s session."""
+    def writer(self, options: dict[str, str]) -> Any:
+        """The connector's ``DataSourceArrowWriter`` for one write's options (made on the
+        driver: ``write`` runs in each task, ``commit``/``abort`` on the driver)."""
         raise NotImplementedError
 
     def writer_options(self, epoch: Optional[int], query_id: str) -> dict[str, str]:
@@ -354,9 +355,8 @@ class TransactionalSink(Sink):
         rows = self.rows(df)
         cols = self.distribution(rows) if self.exactly_once else None
         rows = rows.repartition(self.ctx.max_parallelism, *cols) if cols else self.spread(rows)
-        rows = self.finish(rows)
-        (rows.write.format(self.data_source(rows)).mode("append")
-         .options(**self.writer_options(epoch, query_id)).save())
+        from connectors.write import run_writer
+        run_writer(self.finish(rows), self.writer(self.writer_options(epoch, query_id)))
 
 
 class ConnectorFactory:

@@ -204,10 +204,9 @@ class FilesystemSink(TransactionalSink):
             return df.select(self.t.module.encode_with(cols, self.t.format_options, op).alias("line"))
         return df.select(self.t.module.encode_with(cols, self.t.format_options).alias("line"))
 
-    def data_source(self, rows) -> str:
-        """Registered with the session of ``rows`` (a streaming query's clone of the
-        session, see datasource.register)."""
-        return datasource.format_for(rows)
+    def writer(self, options: dict[str, str]):
+        from connectors.filesystem.writer import LinesBatchWriter
+        return LinesBatchWriter(options)
 
     def writer_options(self, epoch: Optional[int], query_id: str) -> dict[str, str]:
         """Streaming: the epoch and the sink's uuid name the files, so a replay is a no-op."""

@@ -145,9 +145,6 @@ class JdbcSink(TransactionalSink):
         self.keys = list(ctx.primary_key)
         self.explain = f"JdbcSink(table={o.table}, {'upsert' if self.keys else 'append'}, guarantee={o.guarantee})"
         self.exactly_once = o.guarantee == "exactly-once"
-        # Registered with the job's session now: a micro-batch's DataFrame belongs to a
-        # clone of it, where a data source registered later is not found.
-        self._source = register_source(ctx.spark)
 
     def rows(self, df):
         """``__json`` (the row), ``__del`` (upsert: delete the key), ``__k<i>`` (the key, to
@@ -163,8 +160,9 @@ class JdbcSink(TransactionalSink):
         return df.select(text.alias("__json"), *out, *[F.col(f"`{k}`").alias(f"__k{i}")
                                                       for i, k in enumerate(self.keys)])
 
-    def data_source(self, rows) -> str:
-        return self._source
+    def writer(self, options: dict[str, str]):
+        from connectors.jdbc.writer import JdbcBatchWriter
+        return JdbcBatchWriter(options)
 
     def writer_options(self, epoch: Optional[int], query_id: str) -> dict[str, str]:
         o = self.o

@@ -159,10 +159,6 @@ class JdbcDataSource(DataSource):
     def streamReader(self, schema) -> DataSourceStreamReader:
         return JdbcStreamReader(dict(self.options), self._fields())
 
-    def writer(self, schema, overwrite: bool):
-        from connectors.jdbc.writer import JdbcBatchWriter
-        return JdbcBatchWriter(dict(self.options))
-
 
 def register(spark) -> str:
     manager = spark._jsparkSession.sessionState().dataSourceManager()

@@ -266,9 +266,6 @@ class KafkaSink(TransactionalSink):
         meta = dict(ctx.metadata)
         self.meta_cols = {key: name for name, key in meta.items()}
         self.physical = [(n, t) for n, t in ctx.columns if n not in meta]
-        # Registered with the job's session now: a micro-batch's DataFrame belongs to a
-        # clone of it, where a data source registered later is not found.
-        self._source = register_source(ctx.spark)
 
     # -- rows -> records ---------------------------------------------------------------------
     def rows(self, df):
@@ -304,8 +301,9 @@ class KafkaSink(TransactionalSink):
         """upsert-kafka: per key, the epoch's last state (an upsert, or a delete)."""
         return fold_upserts(df, [n for n, _ in self.ctx.columns], list(self.ctx.primary_key))
 
-    def data_source(self, rows) -> str:
-        return self._source
+    def writer(self, options: dict[str, str]):
+        from connectors.kafka.writer import KafkaBatchWriter
+        return KafkaBatchWriter(options)
 
     def writer_options(self, epoch: Optional[int], query_id: str) -> dict[str, str]:
         k = self.k

@@ -570,10 +570,6 @@ class KafkaDataSource(DataSource):
     def streamReader(self, schema) -> DataSourceStreamReader:
         return KafkaStreamReader(dict(self.options), self._fields())
 
-    def writer(self, schema, overwrite: bool):
-        from connectors.kafka.writer import KafkaBatchWriter
-        return KafkaBatchWriter(dict(self.options))
-
 
 def register(spark) -> str:
     manager = spark._jsparkSession.sessionState().dataSourceManager()
