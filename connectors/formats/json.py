@@ -76,7 +76,7 @@ def decode(text: Column, columns: list[tuple[str, DataType]], options: Options,
 
 
 def decode_detailed(text: Column, columns: list[tuple[str, DataType]], o: JsonOptions,
-                    tag: str = "__json", inline: bool = False) -> Decoded:
+                    tag: str = "__json", inline: bool = False, fast: Optional[Column] = None) -> Decoded:
     """Like ``decode`` plus a ``reason`` Column naming what is wrong with a bad line.
 
     The parsed objects are ``prelude`` columns (``<tag>_strict``, and ``<tag>_loose``
@@ -84,7 +84,8 @@ def decode_detailed(text: Column, columns: list[tuple[str, DataType]], o: JsonOp
     refers to them, and inlined they would repeat ``from_json`` so often that the
     projection outgrows whole-stage codegen and runs interpreted (1M records with four
     numeric/time fields: 15 s inlined, ``benchmarks/README.md``). ``inline``: no prelude,
-    the parsing repeated in every column (for callers that select the columns directly)."""
+    the parsing repeated in every column (for callers that select the columns directly).
+    ``fast``: the strict reading done already where it is not null (json_arrow.py)."""
     for name, t in columns:
         _check_type(t)
     if any(name == CORRUPT for name, _ in columns):
@@ -92,6 +93,8 @@ def decode_detailed(text: Column, columns: list[tuple[str, DataType]], o: JsonOp
     opts = {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": CORRUPT,
             "allowSingleQuotes": "false", "timeZone": "UTC"}
     parsed = F.from_json(text, _wire_schema(columns, lenient=False), opts)
+    if fast is not None:
+        parsed = F.when(fast.isNotNull(), fast).otherwise(parsed)
     prelude = [parsed.alias(f"{tag}_strict")]
     strict = parsed if inline else F.col(f"{tag}_strict")
     strict_ok = strict.getField(CORRUPT).isNull()

@@ -27,13 +27,15 @@ from pyspark.sql import functions as F
 from connectors.base import (EOI, OP, SEQ, SPLIT, ConnectorFactory, EndOfInput, Options, ScanContext, ScanResult, Sink,
                              SinkContext, TransactionalSink, fold_upserts, is_deletion, progress_offset, register)
 from connectors.kafka import options as KO
-from connectors.kafka.reader import DATA, EOI_PLANNED, GroupOffsets, register as register_source
+from connectors.kafka.reader import DATA, EOI_PLANNED, FAST, GroupOffsets, register as register_source
 from sqlengine.config import max_rows_per_epoch
 from sqlengine.errors import ConnectorError
 
 BAD = "__bad"
 CONF_MAX_ROWS = "sqlengine.kafka.max-rows-per-epoch"
 CONF_TIMEOUT = "sqlengine.kafka.timeout"
+# Whether the reader decodes JSON values with Arrow where it can (connectors/formats/json_arrow.py).
+CONF_ARROW_JSON = "sqlengine.kafka.arrow-json"
 _scan_ids = itertools.count(1)
 
 
@@ -81,11 +83,23 @@ def _text(data: str) -> str:
     return data + "_text"
 
 
-def _decode(spec: KO.FormatSpec, data: str):
+def _fast_fields(k: KO.KafkaOptions, conf: dict[str, str]) -> Optional[list]:
+    """The value's fields when the reader decodes it (``__value_fast``), else None."""
+    spec = k.value
+    if spec is None or spec.name != "json" or spec.options.fail_on_missing_field:
+        return None
+    if str(conf.get(CONF_ARROW_JSON, "true")).strip().lower() == "false":
+        return None
+    from connectors.formats.json_arrow import wire_fields
+    return wire_fields(spec.columns)
+
+
+def _decode(spec: KO.FormatSpec, data: str, fast: bool = False):
     """The format's columns (named as the table's) from the record field ``data`` (bytes, or
-    its text in ``<data>_text`` for text formats)."""
+    its text in ``<data>_text`` for text formats; ``fast``: also the reader's decoding)."""
     raw = F.col(data) if getattr(spec.module, "BINARY", False) else F.col(_text(data))
-    decoded = spec.module.decode_detailed(raw, list(spec.columns), spec.options, tag=data + "_parsed")
+    extra = {"fast": F.col(FAST)} if fast else {}
+    decoded = spec.module.decode_detailed(raw, list(spec.columns), spec.options, tag=data + "_parsed", **extra)
     cols = [c.alias(name) for c, name in zip(decoded.columns, spec.table_names)]
     return decoded, cols
 
@@ -118,8 +132,11 @@ class KafkaFactory(ConnectorFactory):
         fields = []
         if k.key is not None:
             fields.append("__key")
+        fast = _fast_fields(k, ctx.conf)
         if k.value is not None:
             fields.append("__value")
+            if fast is not None:
+                fields.append(FAST)
         for name, key, _ in ctx.metadata:
             f = KO.READABLE[key][1]
             if f not in fields:
@@ -131,10 +148,12 @@ class KafkaFactory(ConnectorFactory):
         name = register_source(ctx.spark)
         reader = ctx.spark.readStream if ctx.streaming else ctx.spark.read
         source_options = _source_options(ctx, k, fields, token)
+        if fast is not None:
+            source_options["value_fast"] = json.dumps(fast)
         raw = reader.format(name).options(**source_options).load()
         observed = f"kafka[{ctx.table_name}]#{token.rsplit('#', 1)[1]}"
         handle = observed if ctx.streaming else Observation(observed)
-        df = self._decoded(raw, ctx, k, ignore, handle)
+        df = self._decoded(raw, ctx, k, ignore, handle, fast is not None)
         bounded = k.bounded.mode != "unbounded"
         result = ScanResult(df, f"KafkaSource(topic={k.topic_label()}, format={k.value.name if k.value else '-'})",
                             EndOfInput(token) if ctx.streaming and bounded else None,
@@ -147,7 +166,7 @@ class KafkaFactory(ConnectorFactory):
         result.observation = handle if ignore else None
         return result
 
-    def _decoded(self, raw, ctx: ScanContext, k: KO.KafkaOptions, ignore: bool, handle):
+    def _decoded(self, raw, ctx: ScanContext, k: KO.KafkaOptions, ignore: bool, handle, fast: bool = False):
         cols: dict[str, Column] = {}
         bads, reasons = [], []
         # The bytes as text once (a text decoder reads its input several times), then the
@@ -165,7 +184,7 @@ class KafkaFactory(ConnectorFactory):
         for spec, data in ((k.key, "__key"), (k.value, "__value")):
             if spec is None:
                 continue
-            decoded, named = _decode(spec, data)
+            decoded, named = _decode(spec, data, fast and data == "__value")
             preludes += decoded.prelude
             for c, n in zip(named, spec.table_names):
                 cols[n] = c  # a column in key and value (value.fields-include ALL): the value's, as Flink

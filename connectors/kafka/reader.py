@@ -23,7 +23,8 @@ drops the epoch's records without a word (Spark's Kafka source fails too, by def
 
 Rows: the record fields the table needs (``__value``, ``__key`` and metadata such as
 ``__offset``), ``__topic``/``__partition``/``__offset`` whenever decoding may fail (the
-error names them), and ``__eoi``.
+error names them), ``__value_fast`` when the value is JSON that the reader decodes
+(option ``value_fast``, connectors/formats/json_arrow.py), and ``__eoi``.
 """
 from __future__ import annotations
 
@@ -190,8 +191,18 @@ class EoiPartition(InputPartition):
         super().__init__(None)
 
 
-def eoi_batch(fields: list[str]) -> pa.RecordBatch:
-    arrays = [pa.nulls(1, FIELDS[f]) for f in fields] + [_bools(np.ones(1, np.bool_))]
+FAST = "__value_fast"
+
+
+def _decoder(options: dict):
+    from connectors.formats.json_arrow import Decoder
+    return Decoder(options["value_fast"]) if options.get("value_fast") else None
+
+
+def eoi_batch(fields: list[str], options: dict) -> pa.RecordBatch:
+    fast = _decoder(options)
+    arrays = [fast.nulls(1) if f == FAST else pa.nulls(1, FIELDS[f]) for f in fields]
+    arrays.append(_bools(np.ones(1, np.bool_)))
     return pa.RecordBatch.from_arrays(arrays, names=fields + ["__eoi"])
 
 
@@ -202,6 +213,7 @@ def read_ranges(options: dict, fields: list[str], part: Range) -> Iterator[pa.Re
             "auto.offset.reset": "error"}  # records gone from the broker: an error, not a skip
     consumer = Consumer(conf)
     todo = {(t, p): (s, e) for t, p, s, e in part.ranges if e > s}
+    fast = _decoder(options)
     try:
         consumer.assign([TopicPartition(t, p, s) for (t, p), (s, _) in todo.items()])
         idle_since = time.monotonic()
@@ -219,7 +231,7 @@ def read_ranges(options: dict, fields: list[str], part: Range) -> Iterator[pa.Re
             idle_since = time.monotonic()
             data, finished = _split(msgs, todo)
             if data:
-                yield from _batches(data, fields, todo)
+                yield from _batches(data, fields, todo, fast)
                 reached("kafka-read")
             positions = consumer.position([TopicPartition(t, p) for t, p in todo])
             left = 0
@@ -264,7 +276,7 @@ def _split(msgs: list, todo: dict) -> tuple[list, set]:
     return list(itertools.compress(msgs, ok)), finished
 
 
-def _batches(msgs: list, fields: list[str], todo: dict) -> Iterator[pa.RecordBatch]:
+def _batches(msgs: list, fields: list[str], todo: dict, fast=None) -> Iterator[pa.RecordBatch]:
     """Arrow batches of the records inside their partition's range (a record past the
     range's end, or of a partition no longer read, is dropped), each batch's binary
     columns under 2 GiB (Arrow's 32-bit offsets)."""
@@ -284,7 +296,7 @@ def _batches(msgs: list, fields: list[str], todo: dict) -> Iterator[pa.RecordBat
     if not keep.all():
         msgs = list(itertools.compress(msgs, keep))
         tindex, parts, offsets = tindex[keep], parts[keep], offsets[keep]
-    cols = _Columns(msgs, names, tindex, parts, offsets)
+    cols = _Columns(msgs, names, tindex, parts, offsets, fast)
     yield from cols.batches(fields)
 
 
@@ -292,8 +304,9 @@ class _Columns:
     """The record fields of a list of messages as Arrow arrays, built from buffers
     (``pa.array`` would import pandas in every Python worker: ~0.3-0.8 s each)."""
 
-    def __init__(self, msgs: list, topics: list[str], tindex, parts, offsets):
+    def __init__(self, msgs: list, topics: list[str], tindex, parts, offsets, fast=None):
         self.msgs, self.topics, self.tindex, self.parts, self.offsets = msgs, topics, tindex, parts, offsets
+        self.fast = fast
         self._values: Optional[list] = None
 
     def values(self) -> list:
@@ -309,7 +322,7 @@ class _Columns:
             half = n // 2
             for lo, hi in ((0, half), (half, n)):
                 part = _Columns(self.msgs[lo:hi], self.topics, self.tindex[lo:hi], self.parts[lo:hi],
-                                self.offsets[lo:hi])
+                                self.offsets[lo:hi], self.fast)
                 part._values = self._values[lo:hi]
                 yield from part.batches(fields)
             return
@@ -320,6 +333,8 @@ class _Columns:
         from confluent_kafka import Message
         if field == "__value":
             return _binary(self.values())
+        if field == FAST:
+            return self.fast.decode(self.values())
         if field == "__key":
             return _binary(list(map(Message.key, self.msgs)))
         if field == "__topic":
@@ -536,7 +551,7 @@ class KafkaStreamReader(DataSourceStreamReader):
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         if isinstance(partition, EoiPartition):
-            yield eoi_batch(self.fields)
+            yield eoi_batch(self.fields, self.options)
             return
         yield from read_ranges(self.options, self.fields, partition)
 
@@ -562,7 +577,11 @@ class KafkaDataSource(DataSource):
         return [f for f in self.options["fields"].split(",") if f]
 
     def schema(self) -> str:
-        return ", ".join(f"{f} {SPARK_TYPES[f]}" for f in self._fields()) + ", __eoi boolean"
+        from connectors.formats.json_arrow import spark_type
+
+        def typed(f: str) -> str:
+            return spark_type(json.loads(self.options["value_fast"])) if f == FAST else SPARK_TYPES[f]
+        return ", ".join(f"{f} {typed(f)}" for f in self._fields()) + ", __eoi boolean"
 
     def reader(self, schema) -> DataSourceReader:
         return KafkaBatchReader(dict(self.options), self._fields())

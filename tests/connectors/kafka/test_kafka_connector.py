@@ -298,3 +298,34 @@ def test_secrets_do_not_print(session, kafka_bootstrap):
     assert "hunter2" not in shown and "******" in shown
     explained = session.execute_sql("EXPLAIN SELECT * FROM sec").render()
     assert "hunter2" not in explained
+
+
+def test_json_values_decoded_by_the_reader_read_as_spark_reads_them(session, kafka_bootstrap):
+    """``sqlengine.kafka.arrow-json`` (on by default: the reader decodes plain JSON with
+    Arrow, connectors/formats/json_arrow.py) changes no row: a topic of plain records,
+    and one mixing plain records with Flink's lenient forms and unreadable ones, read both
+    ways."""
+    from tests.connectors.formats.test_json_arrow import TAKEN
+    cols = ("ti TINYINT, si SMALLINT, i INT, b BIGINT, ok BOOLEAN, s STRING, v VARCHAR(5), ts TIMESTAMP(3), "
+            "day DATE, tm TIME(0), `odd name` INT")
+    plain = new_topic(kafka_bootstrap, 2)
+    produce(kafka_bootstrap, plain, [{"value": line, "partition": i % 2} for i, line in enumerate(TAKEN[:8] * 50)])
+    mixed = new_topic(kafka_bootstrap, 2)
+    lenient = [b'{"i": "12", "ok": "yes"}', b'{"b": 1.9}', b'{"s": 12}', b'not json', b'{"i": 1, "i": 2}']
+    produce(kafka_bootstrap, mixed, [{"value": line, "partition": i % 2}
+                                     for i, line in enumerate(TAKEN[:8] + lenient + TAKEN[:8])])
+    session.execute_sql("SET 'execution.runtime-mode' = 'batch'")
+    out = {}
+    for on in ("true", "false"):
+        session.execute_sql(f"SET 'sqlengine.kafka.arrow-json' = '{on}'")
+        for topic in (plain, mixed):
+            name = f"j_{on}_{topic.split('-')[0]}"
+            session.execute_sql(source_ddl(name, topic, kafka_bootstrap, ", 'json.ignore-parse-errors' = 'true'",
+                                           cols))
+            out[(on, topic)] = sorted(map(tuple, session.execute_sql(f"SELECT * FROM {name}").collect()), key=repr)
+    session.execute_sql("RESET 'sqlengine.kafka.arrow-json'")
+    assert len(out[("true", plain)]) == 400
+    assert out[("true", plain)] == out[("false", plain)]
+    assert len(out[("true", mixed)]) == 20  # 'not json' skipped
+    assert out[("true", mixed)] == out[("false", mixed)]
+    assert (12, False) in {(r[2], r[4]) for r in out[("true", mixed)]}  # "yes" is FALSE, as in Flink
