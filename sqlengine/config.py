@@ -90,6 +90,7 @@ def state_ttl_ms(conf: dict[str, str]) -> int:
 
 
 SOURCE_IDLE_TIMEOUT = "table.exec.source.idle-timeout"
+SCAN_IDLE_TIMEOUT = "scan.watermark.idle-timeout"  # the table option (Flink 1.18+, FLIP-296)
 
 
 def source_idle_timeout_ms(conf: dict[str, str]) -> int:

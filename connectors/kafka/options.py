@@ -223,6 +223,15 @@ def parse(options: Options, columns: list[tuple[str, DataType]], primary_key: tu
             raise ConnectorError(f"Invalid value for option 'scan.topic-partition-discovery.interval': '{raw}'.")
         out["discovery_ms"] = ms
     options.pop("scan.parallelism")
+    # Flink's watermark options for sources with watermark push-down (FLIP-296): the idle
+    # timeout is applied by the runtime's per-split watermarks (physical/operators/
+    # watermark_assigner.py); both emit strategies give the same results here, where a
+    # watermark advances once per epoch.
+    raw = options.pop("scan.watermark.idle-timeout")
+    if raw is not None and duration_ms(raw.strip()) is None:
+        raise ConnectorError(f"Invalid value for option 'scan.watermark.idle-timeout': '{raw}' is not a duration "
+                             f"(for example '30 s').")
+    options.pop_choice("scan.watermark.emit.strategy", ("on-event", "on-periodic"), "on-periodic")
     out["guarantee"] = options.pop_choice("sink.delivery-guarantee", GUARANTEES, "at-least-once")
     semantic = options.pop("sink.semantic")
     if semantic is not None:

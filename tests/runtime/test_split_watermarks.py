@@ -56,3 +56,43 @@ def test_ended_splits_do_not_count_and_it_never_moves_back():
     assert wm == 29000  # a split found later with older rows does not lower it
     wm, _ = run(1000, {}, {"t:0": True}, "90000", upstream=WM_MAX)
     assert wm == WM_MAX
+
+
+def test_the_tables_idle_timeout_wins_over_the_sessions():
+    from sqlengine.physical.operators.watermark_assigner import _idle_timeout_ms
+    from sqlengine.plan import nodes as P
+
+    def assigner(options):
+        scan = P.TableScan(table="t", fields=(), options=tuple(options.items()), connector="kafka")
+        return SimpleNamespace(input=P.Calc(input=scan, projections=(), out_names=()))  # through a projection
+
+    session = lw(0, {}, {"table.exec.source.idle-timeout": "5 s"})
+    assert _idle_timeout_ms(session, assigner({})) == 5000
+    assert _idle_timeout_ms(session, assigner({"scan.watermark.idle-timeout": "1 min"})) == 60_000
+    assert _idle_timeout_ms(session, assigner({"scan.watermark.idle-timeout": "0 ms"})) == 0
+    assert _idle_timeout_ms(lw(0, {}, {}), assigner({})) == 0
+    # the timeout given to _per_split is the one used
+    meta_in = {"split_max": {"op": {"t:0": 50000}}, "split_seen": {"op": {"t:0": 1000, "t:1": 1000}}}
+    low = lw(3000, meta_in, {})
+    fn = _per_split(low, NODE, "op", {"t:0": False, "t:1": False},
+                    lambda top: WM_MIN if top is None else top - NODE.delay_ms, 1000)
+    assert fn("60000,") == 60000 - 1000  # t:1 silent for 2 s > 1 s: idle
+
+
+def test_kafka_tables_take_flinks_watermark_options():
+    import pytest
+
+    from connectors.base import Options
+    from connectors.kafka.options import parse
+    from sqlengine.errors import ConnectorError
+    from sqlengine.types import INT
+
+    base = {"connector": "kafka", "topic": "t", "properties.bootstrap.servers": "localhost:9092",
+            "format": "json"}
+    columns = [("a", INT())]
+    parse(Options("kafka", {**base, "scan.watermark.idle-timeout": "30 s",
+                            "scan.watermark.emit.strategy": "on-event"}), columns)
+    with pytest.raises(ConnectorError, match="'scan.watermark.idle-timeout': 'soon'"):
+        parse(Options("kafka", {**base, "scan.watermark.idle-timeout": "soon"}), columns)
+    with pytest.raises(ConnectorError, match="scan.watermark.emit.strategy"):
+        parse(Options("kafka", {**base, "scan.watermark.emit.strategy": "sometimes"}), columns)

@@ -9,7 +9,8 @@ them computes it.
 Per split (Flink's per-partition watermarks): over a source with splits (Kafka
 partitions, ``ScanResult.splits``) the largest event time is kept per split, and the
 watermark is the minimum over the splits that have not ended and are not idle (no new
-row for ``table.exec.source.idle-timeout``); a split that never had a row holds it at
+row for the table's ``scan.watermark.idle-timeout``, else ``table.exec.source.idle-timeout``,
+as in Flink 1.18+); a split that never had a row holds it at
 its minimum until it goes idle; when every live split is idle the watermark stays. It
 never moves back (a split found later does not lower it)."""
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Optional
 from pyspark.sql import functions as F
 
 from connectors.base import SPLIT
-from sqlengine.config import source_idle_timeout_ms
+from sqlengine.config import SCAN_IDLE_TIMEOUT, duration_option_ms, source_idle_timeout_ms
 from sqlengine.physical.node import Operator, register
 from sqlengine.plan import nodes as P
 from sqlengine.runtime.lower import Lowered, drop_eoi
@@ -49,7 +50,7 @@ class WatermarkAssigner(Operator):
 
         splits = _splits(lw, node) if child.split else None
         if splits is not None:
-            finish = _per_split(lw, node, oid, splits, finish)
+            finish = _per_split(lw, node, oid, splits, finish, _idle_timeout_ms(lw, node))
         if child.empty:
             lw.wm[node] = finish(None)
             return Lowered(out(child.df), updating=child.updating, empty=True)
@@ -65,21 +66,39 @@ class WatermarkAssigner(Operator):
         return Lowered(out(observed), updating=child.updating)
 
 
-def _splits(lw, node: P.WatermarkAssigner) -> Optional[dict]:
-    """The epoch's splits of the source below (through projections), or None."""
+def _scan(node: P.WatermarkAssigner) -> Optional[P.TableScan]:
+    """The source below (through projections), or None."""
     n = node.input
     while isinstance(n, P.Calc):
         n = n.input
-    return lw.ep.splits.get(n) if isinstance(n, P.TableScan) else None
+    return n if isinstance(n, P.TableScan) else None
 
 
-def _per_split(lw, node: P.WatermarkAssigner, oid: str, splits: dict, finish):
-    """``finish`` over the per-split maxima (see the module docstring)."""
+def _splits(lw, node: P.WatermarkAssigner) -> Optional[dict]:
+    """The epoch's splits of the source below, or None."""
+    scan = _scan(node)
+    return lw.ep.splits.get(scan) if scan is not None else None
+
+
+def _idle_timeout_ms(lw, node: P.WatermarkAssigner) -> int:
+    """The table's ``scan.watermark.idle-timeout`` (table option or OPTIONS hint), else the
+    session's ``table.exec.source.idle-timeout``; 0: splits never go idle."""
+    scan = _scan(node)
+    own = dict(scan.options).get(SCAN_IDLE_TIMEOUT) if scan is not None else None
+    if own is not None and own.strip():
+        return duration_option_ms({SCAN_IDLE_TIMEOUT: own}, SCAN_IDLE_TIMEOUT, "'30 s' or '0 ms'")
+    return source_idle_timeout_ms(lw.state.conf)
+
+
+def _per_split(lw, node: P.WatermarkAssigner, oid: str, splits: dict, finish, idle_ms: Optional[int] = None):
+    """``finish`` over the per-split maxima (see the module docstring); ``idle_ms``: the
+    idle timeout (default: the session's)."""
     from sqlengine.runtime.streaming.epoch import WM_MAX, WM_MIN, as_int
     meta_in, meta_out = lw.ep.meta_in, lw.ep.meta_out
     tops = dict(meta_in.get("split_max", {}).get(oid, {}))
     seen = dict(meta_in.get("split_seen", {}).get(oid, {}))
-    idle_ms = source_idle_timeout_ms(lw.state.conf)
+    if idle_ms is None:
+        idle_ms = source_idle_timeout_ms(lw.state.conf)
     upstream = lw.wm[node]
     previous = lw.ep.prev_wm(node)
     now = lw.ep.now_ms
