@@ -107,25 +107,25 @@ def bind_aggregation(qb, select: exp.Select, rel) -> P.Node:
     in_scope = rel.scope(qb.source)
     binder = ExprBinder(in_scope)
     legacy = [g for g in gexprs if _fname(g) in LEGACY]
-    tvf = rel.node if isinstance(rel.node, P.WindowTableFunction) else None
+    windowed = _below_window(qb, rel.node, in_scope) if not legacy else None
     window = None
     width = len(rel.node.schema)
     base = rel.node
-    if sets is not None and (legacy or tvf is not None):
+    if sets is not None and (legacy or windowed is not None):
         raise UnsupportedError("GROUPING SETS, ROLLUP and CUBE over windows are not supported",
                                qb.span(group))
     if legacy:
         window = _legacy_window(qb, legacy[0], binder)
         gexprs = [g for g in gexprs if g is not legacy[0]]
-    elif tvf is not None:
-        bound = [binder.bind(g) for g in gexprs]
-        win_idx = {len(tvf.input.schema) + i: p for i, p in enumerate(WINDOW_PROPS)}
-        used = {win_idx[b.index] for b in bound if isinstance(b, P.ColRef) and b.index in win_idx}
+    elif windowed is not None:
+        w_base, w_scope, w_window = windowed
+        w_width = len(w_base.schema)
+        bound = [ExprBinder(w_scope).bind(g) for g in gexprs]
+        used = {WINDOW_PROPS[b.index - w_width] for b in bound if isinstance(b, P.ColRef) and b.index >= w_width}
         if {"window_start", "window_end"} <= used:
-            window = tvf.window
-            base = tvf.input
-            width = len(base.schema)
-            gexprs = [g for g, b in zip(gexprs, bound) if not (isinstance(b, P.ColRef) and b.index in win_idx)]
+            window, base, width, in_scope = w_window, w_base, w_width, w_scope
+            binder = ExprBinder(in_scope)
+            gexprs = [g for g, b in zip(gexprs, bound) if not (isinstance(b, P.ColRef) and b.index >= width)]
     key_exprs = [binder.bind(g) for g in gexprs]
     extras = [e for e in key_exprs if not isinstance(e, P.ColRef)]
     if extras:
@@ -151,8 +151,9 @@ def bind_aggregation(qb, select: exp.Select, rel) -> P.Node:
             aggs.append(call)
         return P.ColRef(call.type, len(keys) + nprops + aggs.index(call), "agg")
 
-    agg_in_scope = Scope(in_scope.columns[:width], qb.source) if window is not None and not legacy else in_scope
-    post = _post_scope(qb, base, keys, key_exprs, gexprs, window, in_scope, nprops)
+    agg_in_scope = Scope([c for c in in_scope.columns if c.index < width], qb.source) \
+        if window is not None and not legacy else in_scope
+    post = _post_scope(qb, base, keys, key_exprs, gexprs, window, in_scope, nprops, width)
     post.on_aggregate = on_aggregate
     projs, names = _bind_select_list(select, post)
     having = select.args.get("having")
@@ -193,7 +194,71 @@ def _fix(e: P.Expr, node: P.Node) -> P.Expr:
     return e
 
 
-def _post_scope(qb, base, keys, key_exprs, gexprs, window, in_scope, nprops) -> Scope:
+def _below_window(qb, node: P.Node, in_scope: Scope):
+    """The windowing under a GROUP BY input, or None: (the rows before windowing, the
+    input's scope over them with the window properties after them, the window).
+
+    A window TVF right below (``FROM TABLE(TUMBLE(...))``) or under filters and
+    projections (a WHERE between them, a subquery selecting from the TVF): Flink's window
+    aggregation either way, its windowing attached to the aggregate. The filters and
+    projections move below the windowing (onto the TVF's input; the time column, and a
+    SESSION window's partition keys, carried along), which needs that they use no window
+    property themselves, only pass them through (renamed or not)."""
+    from dataclasses import replace
+
+    from sqlengine.binder.query import _dedupe
+    from sqlengine.rules.calc_merge import calc_merge
+    if isinstance(node, P.WindowTableFunction):
+        return node.input, in_scope, node.window
+    calcs = []
+    while isinstance(node, P.Calc):
+        calcs.append(node)
+        node = node.input
+    if not calcs or not isinstance(node, P.WindowTableFunction):
+        return None
+    calc = calcs[-1]
+    for outer in reversed(calcs[:-1]):
+        calc = calc_merge(replace(outer, input=calc))
+    tvf, n_in = node, len(node.input.schema)
+    props = {i: e.index - n_in for i, e in enumerate(calc.projections)
+             if isinstance(e, P.ColRef) and e.index >= n_in}
+    rest = [e for i, e in enumerate(calc.projections) if i not in props]
+    if any(r >= n_in for e in rest + [calc.condition] if e is not None for r in _refs(e)):
+        return None
+    keep = [i for i in range(len(calc.projections)) if i not in props]
+    projs, names = [calc.projections[i] for i in keep], [calc.out_names[i] for i in keep]
+
+    def carried(idx: int) -> int:
+        for j, e in enumerate(projs):
+            if isinstance(e, P.ColRef) and e.index == idx:
+                return j
+        f = tvf.input.schema[idx]
+        projs.append(P.ColRef(f.type, idx, f.name))
+        names.append(f"$window{f.name}")  # not a name a query can refer to
+        return len(projs) - 1
+
+    window = replace(tvf.window, time_col=carried(tvf.window.time_col),
+                     partition_keys=tuple(carried(k) for k in tvf.window.partition_keys))
+    base = P.Calc(tvf.input, tuple(projs), tuple(_dedupe(names)), calc.condition)
+    remap = {old: new for new, old in enumerate(keep)}
+    width = len(projs)
+    cols = [replace(c, index=remap[c.index]) if c.index in remap else replace(c, index=width + props[c.index])
+            for c in in_scope.columns]
+    return base, Scope(cols, in_scope.source), window
+
+
+def _refs(e: P.Expr):
+    """The input columns an expression reads."""
+    if isinstance(e, P.ColRef):
+        yield e.index
+    elif isinstance(e, P.Call):
+        for a in e.args:
+            yield from _refs(a)
+    elif isinstance(e, P.Cast):
+        yield from _refs(e.arg)
+
+
+def _post_scope(qb, base, keys, key_exprs, gexprs, window, in_scope, nprops, width=None) -> Scope:
     cols = []
     for pos, (k, e) in enumerate(zip(keys, key_exprs)):
         qual = next((c.qualifier for c in in_scope.columns if isinstance(e, P.ColRef) and c.index == e.index), None)
@@ -209,6 +274,11 @@ def _post_scope(qb, base, keys, key_exprs, gexprs, window, in_scope, nprops) -> 
             for prefix in LEGACY:
                 suffix = {"window_start": "_START", "window_end": "_END", "window_time": "_ROWTIME"}[p]
                 scope.overrides[prefix + suffix] = P.ColRef(typ, len(keys) + i, p)
+        # window properties renamed below the aggregate (a subquery's window_start AS ws)
+        for c in in_scope.columns:
+            if width is not None and c.index >= width and c.name != WINDOW_PROPS[c.index - width]:
+                i = c.index - width
+                cols.append(ScopeColumn(c.qualifier, c.name, cols[len(keys) + i].type, len(keys) + i))
     for pos, (g, e) in enumerate(zip(gexprs, key_exprs)):
         if not isinstance(e, P.ColRef):
             scope.replacements.append((g, P.ColRef(e.type, pos, base.schema[keys[pos]].name)))

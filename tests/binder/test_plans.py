@@ -332,3 +332,18 @@ def test_over_rejects_an_updating_input(st):
 def test_unsupported_constructs_are_named(st, sql, match):
     with pytest.raises(errors.UnsupportedError, match=match):
         bind(st, sql)
+
+
+def test_window_aggregate_through_a_filter_and_a_projection(st):
+    """Flink's window aggregation when a WHERE or a subquery sits between the TVF and the
+    GROUP BY: the Calc moves below the windowing, carrying the time column."""
+    plan = bind(st, """SELECT ws, COUNT(*) FROM (SELECT amount + 1 AS a, window_start AS ws, window_end AS we
+        FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) WHERE amount > 10) GROUP BY ws, we""")
+    agg = one(plan, P.WindowAggregate)
+    assert isinstance(agg.input, P.Calc) and agg.input.condition is not None
+    assert agg.input.schema[agg.window.time_col].name == "$windowts"
+    assert updating_node(plan, True) is None
+    # a window property used in an expression below the GROUP BY: a group aggregate, as before
+    plan = bind(st, """SELECT s, COUNT(*) FROM (SELECT window_start + INTERVAL '1' SECOND AS s, window_end AS e
+        FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(ts), INTERVAL '1' MINUTE))) GROUP BY s, e""")
+    assert not nodes(plan, P.WindowAggregate) and nodes(plan, P.Aggregate)

@@ -108,3 +108,34 @@ def test_window_partials_per_slice(spark, tmp_path, bids, window, aggs):
     changes, streamed, batch = run_both(spark, tmp_path, ddl, q, lines_per_epoch=10)
     assert {c[0] for c in changes} == {"+I"}, "a window fires once, insert-only"
     assert streamed == batch and len(batch) > 6
+
+
+@pytest.mark.parametrize("q", [
+    # a WHERE between the window TVF and its GROUP BY
+    """SELECT window_start, window_end, COUNT(*), SUM(price) FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(bidtime),
+       INTERVAL '2' MINUTE)) WHERE price > 20 GROUP BY window_start, window_end""",
+    # a subquery over the TVF that filters, computes and renames the window properties
+    """SELECT ws, we, COUNT(*), SUM(p2) FROM (SELECT price * 2 AS p2, window_start AS ws, window_end AS we
+       FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(bidtime), INTERVAL '2' MINUTE)) WHERE price > 20) GROUP BY ws, we""",
+])
+def test_window_aggregate_over_a_filtered_window_tvf(spark, tmp_path, bids, q):
+    ddl, rows = bids
+    changes, streamed, batch = run_both(spark, tmp_path, ddl, q)
+    assert {c[0] for c in changes} == {"+I"}, "Flink's window aggregation: insert-only, not a group aggregate"
+    expected = Counter()
+    for r in rows:
+        if r["price"] > 20:
+            minute = int(r["bidtime"][14:16]) // 2 * 2
+            expected[minute] += 1
+    assert sorted((int(str(k[0])[14:16]), k[2]) for k in streamed) == sorted(expected.items())
+    assert streamed == batch
+
+
+def test_session_window_aggregate_over_a_filtered_tvf(spark, tmp_path, bids):
+    ddl, _ = bids
+    q = """SELECT window_start, window_end, bidder, COUNT(*) FROM
+           TABLE(SESSION(TABLE bids PARTITION BY bidder, DESCRIPTOR(bidtime), INTERVAL '50' SECOND))
+           WHERE channel IS NOT NULL GROUP BY window_start, window_end, bidder"""
+    changes, streamed, batch = run_both(spark, tmp_path, ddl, q)
+    assert {c[0] for c in changes} == {"+I"}
+    assert streamed == batch and len(batch) > 4

@@ -347,6 +347,14 @@ def upd_minmax_retract():
     write("upd_minmax_retract", "customers.jsonl", customers(r, 10))
     write("upd_minmax_retract", "orders.jsonl", orders(r, 50, 12))
 
+@case
+def window_agg_filtered():
+    r = random.Random(131)
+    rows = [{"user_id": r.randint(1, 5), "channel": r.choice(["web", "app", None]), "amount": money(r, 1, 100),
+             "ts": ts(t)} for t in stream_times(r, 100, BASE, 30)]
+    write("window_agg_filtered", "events.jsonl", rows)
+
+
 
 def main(argv: list[str]) -> None:
     names = argv or sorted(GEN)
