@@ -56,14 +56,14 @@ class QueryBinder:
         if isinstance(node, exp.Subquery):
             return self.bind_query(node.this)
         if isinstance(node, exp.Union):
-            return self.bind_union(node)
+            return self.order_limit(node, self.bind_union(node))
         if isinstance(node, exp.Select):
-            return self.bind_select(node)
+            return self.bind_select_ordered(node)
         if isinstance(node, exp.Values):
             return self.bind_values(node)
         if isinstance(node, (exp.Intersect, exp.Except)):
             from sqlengine.binder.subquery import bind_set_operation
-            return bind_set_operation(self, node)
+            return self.order_limit(node, bind_set_operation(self, node))
         raise UnsupportedError(f"Unsupported query: {node.sql()[:60]}", self.span(node))
 
     def bind_with(self, node: exp.Expression, with_: exp.With) -> P.Node:
@@ -356,7 +356,7 @@ class QueryBinder:
             if node.args["distinct"].args.get("on"):
                 raise UnsupportedError("SELECT DISTINCT ON is not supported", self.span(node))
             plan = P.Aggregate(plan, tuple(range(len(plan.schema))), (), ())
-        return self.order_limit(node, plan)
+        return plan
 
     def project(self, node: exp.Select, rel: Relation, replacements: list = ()) -> P.Node:
         from sqlengine.binder.subquery import scalar_hook
@@ -390,7 +390,51 @@ class QueryBinder:
             return P.Calc(plan, tuple(projs), tuple(names))
         return plan
 
-    def order_limit(self, node: exp.Select, plan: P.Node) -> P.Node:
+    def bind_select_ordered(self, node: exp.Select) -> P.Node:
+        """A SELECT whose ORDER BY may name more than its output columns: an expression, or
+        a column of the FROM clause (qualified or not selected). As in Calcite, such keys
+        are computed as extra columns of the select list, sorted on, then projected away
+        (not with SELECT DISTINCT, whose rows they would change)."""
+        order = node.args.get("order")
+        if order is None or not order.expressions:
+            return self.order_limit(node, self.bind_select(node))
+        plan = self.bind_select(node)
+        extra = [o for o in order.expressions if self._output_key(o.this, plan) is None]
+        if not extra:
+            return self.order_limit(node, plan)
+        if node.args.get("distinct"):
+            raise ValidationError("Expression in ORDER BY must be in the SELECT list of a SELECT DISTINCT",
+                                  self.span(extra[0]))
+        width = len(plan.schema)
+        wider = node.copy()
+        hidden = {}
+        for i, o in enumerate(extra):
+            hidden[id(o)] = width + i
+            wider.append("expressions", exp.alias_(o.this.copy(), f"$order{i}", quoted=True))
+        wider.set("order", exp.Order(expressions=[
+            exp.Ordered(this=exp.column(f"$order{extra.index(o)}", quoted=True) if id(o) in hidden else o.this.copy(),
+                        desc=o.args.get("desc"), nulls_first=o.args.get("nulls_first"))
+            for o in order.expressions]))
+        sorted_ = self.order_limit(wider, self.bind_select(wider))
+        return P.Calc(sorted_, tuple(_ref(sorted_, i) for i in range(width)), tuple(plan.names()))
+
+    def _output_key(self, e: exp.Expression, plan: P.Node) -> Optional[int]:
+        """The output column an ORDER BY key names (an ordinal, or an unqualified output
+        column name), else None."""
+        if isinstance(e, exp.Literal) and not e.is_string and e.name.isdigit():
+            n = int(e.name)
+            if not 1 <= n <= len(plan.schema):
+                raise ValidationError(f"Ordinal out of range: {n} (the SELECT list has {len(plan.schema)} columns)",
+                                      self.span(e))
+            return n - 1
+        if isinstance(e, exp.Column) and not e.table:
+            scope = Scope([ScopeColumn(None, f.name, f.type, i) for i, f in enumerate(plan.schema)], self.source)
+            found = scope.lookup(None, e.name)
+            if found:
+                return found[0].index
+        return None
+
+    def order_limit(self, node: exp.Expression, plan: P.Node) -> P.Node:
         order = node.args.get("order")
         limit = node.args.get("limit")
         offset = node.args.get("offset")
@@ -398,12 +442,12 @@ class QueryBinder:
             return plan
         keys = []
         if order is not None:
-            scope = Scope([ScopeColumn(None, f.name, f.type, i) for i, f in enumerate(plan.schema)], self.source)
             for o in order.expressions:
-                ref = ExprBinder(scope).bind(o.this)
-                if not isinstance(ref, P.ColRef):
-                    raise UnsupportedError("ORDER BY supports output columns only", self.span(o))
-                keys.append(P.SortKey(ref.index, not o.args.get("desc"), o.args.get("nulls_first")))
+                index = self._output_key(o.this, plan)
+                if index is None:
+                    raise UnsupportedError("ORDER BY of a set operation supports its output columns only",
+                                           self.span(o))
+                keys.append(P.SortKey(index, not o.args.get("desc"), o.args.get("nulls_first")))
             if self.streaming and (not keys or keys[0].index < 0 or
                                    plan.schema[keys[0].index].type.time_attr is None):
                 raise UnsupportedError(

@@ -161,3 +161,28 @@ def test_batch_interval_join(timed):
 def test_batch_over_range_on_time(timed):
     assert rows(timed, "SELECT id, COUNT(*) OVER (ORDER BY ts RANGE BETWEEN INTERVAL '90' MINUTE PRECEDING "
                        "AND CURRENT ROW) FROM orders") == [(1, 2), (2, 2), (3, 1), (4, 2)]
+
+
+@pytest.mark.parametrize("sql, expected", [
+    # an aggregate, an expression, a qualified or unselected column, an ordinal (Calcite's forms)
+    ("SELECT id, COUNT(*) AS c FROM r GROUP BY id ORDER BY SUM(v) DESC LIMIT 2", [(5, 1), (2, 2)]),
+    ("SELECT r.tag FROM r ORDER BY r.v", [("x",), ("z",), ("y",), ("w",)]),
+    ("SELECT tag FROM r ORDER BY v DESC LIMIT 2", [("w",), ("y",)]),
+    ("SELECT id, tag FROM r ORDER BY 2 DESC", [(2, "z"), (2, "y"), (1, "x"), (5, "w")]),
+    ("SELECT id, tag FROM r ORDER BY MOD(v, 20), id", [(1, "x"), (2, "y"), (5, "w"), (2, "z")]),
+    # an output name wins over a column of the same name
+    ("SELECT -v AS v FROM r ORDER BY v LIMIT 1", [(-50,)]),
+    # ORDER BY and LIMIT of a set operation
+    ("SELECT id FROM l UNION ALL SELECT id FROM r ORDER BY id DESC LIMIT 3", [(5,), (4,), (3,)]),
+    ("SELECT id FROM l INTERSECT SELECT id FROM r ORDER BY 1 DESC", [(2,), (1,)]),
+])
+def test_order_by_beyond_the_output_columns(bs, sql, expected):
+    assert [tuple(r) for r in bs.execute_sql(sql).collect()] == expected
+
+
+def test_order_by_in_select_distinct_names_selected_columns(bs):
+    from sqlengine import errors
+    with pytest.raises(errors.ValidationError, match="SELECT DISTINCT"):
+        bs.execute_sql("SELECT DISTINCT tag FROM r ORDER BY v")
+    with pytest.raises(errors.ValidationError, match="Ordinal out of range: 3"):
+        bs.execute_sql("SELECT id, tag FROM r ORDER BY 3")
