@@ -58,11 +58,44 @@ def parse_timestamp(text: Column, iso: bool, ltz: bool) -> Column:
     ``benchmarks/README.md``), while text of the plain shape ``yyyy-MM-dd HH:mm:ss[.f]``
     is read by Spark's hand-written timestamp cast, which gives the same instant (same
     session time zone, fraction truncated to microseconds) and NULL for the same
-    impossible dates and times. Any other text still goes to the formatter."""
+    impossible dates and times. Any other text still goes to the formatter. Then, in the
+    SQL form, what Flink's SMART resolving reads beyond that (``_smart_timestamp``,
+    interpreted: a caller that wants its projection in whole-stage code generation
+    computes this in a projection of its own, as the JSON format's prelude does)."""
     parsed = F.try_to_timestamp(text, F.lit(timestamp_pattern(iso, ltz)))
-    if iso or ltz:
+    if iso:
         return parsed
-    return F.when(text.rlike(_SQL_TS_SHAPE), text.try_cast("timestamp")).otherwise(parsed)
+    if not ltz:
+        parsed = F.when(text.rlike(_SQL_TS_SHAPE), text.try_cast("timestamp")).otherwise(parsed)
+    from connectors.formats.decoded import let  # interpreted: few values take this path
+    return F.coalesce(parsed, let(text, lambda t: _smart_timestamp(t, ltz)))
+
+
+_SMART_TS = r"^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?%s$"
+
+
+def _smart_timestamp(text: Column, ltz: bool) -> Column:
+    """What Flink's SQL timestamp form reads beyond a valid date and time: its formatter
+    resolves SMART (java.time's default for a built formatter), so a day past the
+    month's end (29-31) is the month's last day, and ``24:00:00`` is the next day's
+    midnight (checked with Flink 2.3: ``2023-02-29 10:00:00`` is 2023-02-28 10:00,
+    ``2023-02-29 24:00:00`` 2023-03-01 00:00; day 32, month 13, minute or second 60 and
+    ``24:00:01`` fail). NULL for anything else. Only evaluated where the strict parsing
+    gave NULL, and by Spark's interpreter (``let``): an expression of this size, copied
+    into every use of the value, would multiply the query's generated code."""
+    def number(pos: int, n: int) -> Column:
+        return F.substring(text, pos, n).cast("int")
+    year, month, day, hour = number(1, 4), number(6, 2), number(9, 2), number(12, 2)
+    clock = F.substring(text, 15, 5)  # mm:ss
+    fraction = F.substring(F.regexp_replace(text, "Z$", ""), 20, 10)  # ".fff..." or ""
+    first = F.try_make_timestamp(year, month, F.lit(1), F.lit(0), F.lit(0), F.lit(0))
+    date = F.when((day >= 1) & (day <= 31), F.least(day, F.dayofmonth(F.last_day(first))))
+    midnight = F.try_make_timestamp(year, month, date, F.lit(0), F.lit(0), F.lit(0))
+    valid = F.concat(F.lpad(date.cast("string"), 2, "0"), F.substring(text, 11, 99))
+    at = F.concat(F.substring(text, 1, 8), valid).try_cast("timestamp") if not ltz else \
+        F.concat(F.substring(text, 1, 8), F.regexp_replace(valid, "Z$", "")).try_cast("timestamp")
+    next_day = F.when((clock == "00:00") & ~fraction.rlike("[1-9]"), midnight + F.expr("INTERVAL 1 DAY"))
+    return F.when(text.rlike(_SMART_TS % ("Z" if ltz else "")), F.when(hour == 24, next_day).otherwise(at))
 
 
 def format_timestamp(value: Column, iso: bool, ltz: bool) -> Column:

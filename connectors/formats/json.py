@@ -99,6 +99,14 @@ def decode_detailed(text: Column, columns: list[tuple[str, DataType]], o: JsonOp
     strict = parsed if inline else F.col(f"{tag}_strict")
     strict_ok = strict.getField(CORRUPT).isNull()
     leaves = [_convert(strict.getField(n), t, o, lenient=False) for n, t in columns]
+    for i, (n, t) in enumerate(columns):
+        if t.root in ("TIMESTAMP", "TIMESTAMP_LTZ") and not inline:
+            # Parsed in the prelude: its fallback for text only Flink's SMART resolving reads
+            # is interpreted (common.parse_timestamp), which keeps the projection of the
+            # values in whole-stage code generation.
+            value = _convert(parsed.getField(n), t, o, lenient=False).value
+            prelude.append(value.alias(f"{tag}_ts{i}"))
+            leaves[i] = _parsed(strict.getField(n), F.col(f"{tag}_ts{i}"))
     line_bad = ~strict_ok
     if any(_needs_lenient(t) for _, t in columns):
         # Only lines Spark's strict reading rejects take this (conditional) path.

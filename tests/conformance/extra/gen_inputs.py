@@ -354,6 +354,36 @@ def window_agg_filtered():
              "ts": ts(t)} for t in stream_times(r, 100, BASE, 30)]
     write("window_agg_filtered", "events.jsonl", rows)
 
+@case
+def timestamp_text_forms():
+    # Flink's SQL timestamp text resolves SMART (day 29-31 past the month's end, 24:00:00);
+    # ISO-8601 resolves strictly and takes a time without seconds.
+    texts = ["2024-03-01 09:00:00", "2024-03-01 09:00:00.5", "2023-02-29 10:00:00", "2024-02-30 10:00:00",
+             "2024-04-31 23:59:59.5", "2024-04-32 10:00:00", "2024-13-01 10:00:00", "2024-00-01 10:00:00",
+             "2024-01-00 10:00:00", "2023-01-01 24:00:00", "2023-12-31 24:00:00", "2023-01-01 24:00:01",
+             "2023-01-01 24:00:00.000", "2023-01-01 24:00:00.5", "2023-01-01 23:60:00", "2023-01-01 23:59:60",
+             "2023-02-29 24:00:00", "2023-01-01 10:00", "2023-01-01 10:00:00.1234567891", "2023-01-01 1:00:00",
+             "2024-03-01 09:00:00.125", "not a time"]
+    write("timestamp_text_forms", "times.jsonl",
+          [{"i": i, "ts": t, "ltz": t + "Z", "iso": t.replace(" ", "T")} for i, t in enumerate(texts)])
+    d = CASES / "timestamp_text_forms" / "input"
+    (d / "times.csv").write_text("".join(f"{i},{t}\n" for i, t in enumerate(texts)))
+
+@case
+def window_grouping_sets():
+    r = random.Random(132)
+    rows = [{"supplier_id": f"s{r.randint(1, 3)}", "item": r.choice(["A", "B", "C"]), "price": money(r, 1, 50),
+             "bidtime": ts(t)} for t in stream_times(r, 80, BASE, 40)]
+    write("window_grouping_sets", "bid.jsonl", rows)
+
+
+@case
+def upd_group_by_rollup():
+    r = random.Random(133)
+    rows = [{"region": r.choice(["north", "south"]), "shop": f"shop{r.randint(1, 3)}", "amount": r.randint(1, 40),
+             "ts": ts(t)} for t in stream_times(r, 70, BASE, 30)]
+    write("upd_group_by_rollup", "sales.jsonl", rows)
+
 
 
 def main(argv: list[str]) -> None:
