@@ -111,8 +111,8 @@ def bind_aggregation(qb, select: exp.Select, rel) -> P.Node:
     window = None
     width = len(rel.node.schema)
     base = rel.node
-    if sets is not None and (legacy or windowed is not None):
-        raise UnsupportedError("GROUPING SETS, ROLLUP and CUBE over windows are not supported",
+    if sets is not None and legacy:
+        raise UnsupportedError("GROUPING SETS, ROLLUP and CUBE over group windows are not supported",
                                qb.span(group))
     if legacy:
         window = _legacy_window(qb, legacy[0], binder)
@@ -121,11 +121,17 @@ def bind_aggregation(qb, select: exp.Select, rel) -> P.Node:
         w_base, w_scope, w_window = windowed
         w_width = len(w_base.schema)
         bound = [ExprBinder(w_scope).bind(g) for g in gexprs]
-        used = {WINDOW_PROPS[b.index - w_width] for b in bound if isinstance(b, P.ColRef) and b.index >= w_width}
-        if {"window_start", "window_end"} <= used:
+        prop = [WINDOW_PROPS[b.index - w_width] if isinstance(b, P.ColRef) and b.index >= w_width else None
+                for b in bound]
+        # window_start and window_end in every grouping set (GROUP BY window_start,
+        # window_end, GROUPING SETS (...)): Flink's window aggregation
+        if all({"window_start", "window_end"} <= {prop[i] for i in s} for s in (sets or [range(len(prop))])):
             window, base, width, in_scope = w_window, w_base, w_width, w_scope
             binder = ExprBinder(in_scope)
-            gexprs = [g for g, b in zip(gexprs, bound) if not (isinstance(b, P.ColRef) and b.index >= width)]
+            keep = [i for i, p in enumerate(prop) if p is None]
+            if sets is not None:
+                sets = [[keep.index(i) for i in s if i in keep] for s in sets]
+            gexprs = [gexprs[i] for i in keep]
     key_exprs = [binder.bind(g) for g in gexprs]
     extras = [e for e in key_exprs if not isinstance(e, P.ColRef)]
     if extras:
@@ -141,10 +147,13 @@ def bind_aggregation(qb, select: exp.Select, rel) -> P.Node:
             k_extra += 1
     nprops = 3 if window is not None else 0
     aggs: list[P.AggCall] = []
+    # GROUPING SETS in streaming mode or over a window: Flink's Expand below the aggregate
+    expand = P.Expand(base, tuple(keys), tuple(tuple(keys[i] for i in s) for s in sets)) \
+        if sets is not None and (window is not None or qb.streaming) else None
 
     def on_aggregate(node: exp.Expression) -> P.Expr:
         if isinstance(node, (exp.Grouping, exp.GroupingId)):
-            call = _grouping_call(qb, node, ExprBinder(agg_in_scope), keys)
+            call = _grouping_call(qb, node, ExprBinder(agg_in_scope), keys, key_exprs)
         else:
             call = bind_aggregate_call(ExprBinder(agg_in_scope), node)
         if call not in aggs:
@@ -153,13 +162,19 @@ def bind_aggregation(qb, select: exp.Select, rel) -> P.Node:
 
     agg_in_scope = Scope([c for c in in_scope.columns if c.index < width], qb.source) \
         if window is not None and not legacy else in_scope
-    post = _post_scope(qb, base, keys, key_exprs, gexprs, window, in_scope, nprops, width)
+    if expand is not None:
+        copies = [len(base.schema) + j for j in range(len(keys))]
+        post = _post_scope(qb, expand, copies, key_exprs, gexprs, window, in_scope, nprops, width)
+    else:
+        post = _post_scope(qb, base, keys, key_exprs, gexprs, window, in_scope, nprops, width)
     post.on_aggregate = on_aggregate
     projs, names = _bind_select_list(select, post)
     having = select.args.get("having")
     cond = ExprBinder(post).bind(having.this) if having is not None else None
     agg_names = tuple(f"EXPR${len(keys) + nprops + j}" for j in range(len(aggs)))
-    if window is not None:
+    if expand is not None:
+        agg_node = _expanded(qb, expand, window, aggs, agg_names)
+    elif window is not None:
         agg_node: P.Node = P.WindowAggregate(base, window, tuple(keys), tuple(aggs), agg_names,
                                              WINDOW_PROPS, WINDOW_PROPS, qb.streaming)
     else:
@@ -170,13 +185,56 @@ def bind_aggregation(qb, select: exp.Select, rel) -> P.Node:
     return P.Calc(agg_node, tuple(projs), tuple(names), cond)
 
 
-def _grouping_call(qb, node: exp.Expression, binder: ExprBinder, keys: list[int]) -> P.AggCall:
+def _expanded(qb, expand: P.Expand, window, aggs: list[P.AggCall], agg_names) -> P.Node:
+    """The aggregate over ``expand`` (grouped by the key copies and ``$e``), then a Calc
+    giving the layout the select list is bound against: keys, window properties,
+    aggregates, GROUPING()/GROUPING_ID() computed from ``$e``."""
+    from sqlengine import types as T
+    width, nk = len(expand.input.schema), len(expand.keys)
+    by = tuple(range(width, width + nk + 1))  # the copies, then $e
+    real = [a for a in aggs if a.name not in ("GROUPING", "GROUPING_ID")]
+    names = tuple(n for a, n in zip(aggs, agg_names) if a in real)
+    if window is not None:
+        inner: P.Node = P.WindowAggregate(expand, window, by, tuple(real), names, WINDOW_PROPS, WINDOW_PROPS,
+                                          qb.streaming)
+    else:
+        inner = P.Aggregate(expand, by, tuple(real), names)
+    out = inner.schema
+    nprops = len(WINDOW_PROPS) if window is not None else 0
+    e = P.ColRef(out[nk].type, nk, "$e")
+    projs: list[P.Expr] = [P.ColRef(out[i].type, i, out[i].name) for i in range(nk)]
+    projs += [P.ColRef(out[nk + 1 + i].type, nk + 1 + i, out[nk + 1 + i].name) for i in range(nprops)]
+    for a in aggs:
+        if a in real:
+            i = nk + 1 + nprops + real.index(a)
+            projs.append(P.ColRef(out[i].type, i, out[i].name))
+            continue
+        values = []
+        for s in expand.sets:
+            v = 0
+            for arg in a.args:  # GROUPING_ID: bit 1 = aggregated away, first argument most significant
+                v = v * 2 + (0 if arg.index in s else 1)
+            values.append(v)
+        value: P.Expr = P.Lit(T.BIGINT(False), values[-1])
+        for g in range(len(values) - 2, -1, -1):
+            if values[g] != values[-1]:
+                cond = P.Call(T.BOOLEAN(False), "=", (e, P.Lit(T.INT(False), g)))
+                value = P.Call(T.BIGINT(False), "CASE", (cond, P.Lit(T.BIGINT(False), values[g]), value))
+        projs.append(value)
+    return P.Calc(inner, tuple(projs), tuple([f.name for f in out[:nk]] + list(WINDOW_PROPS[:nprops]) +
+                                             list(agg_names)))
+
+
+def _grouping_call(qb, node: exp.Expression, binder: ExprBinder, keys: list[int],
+                   key_exprs: list[P.Expr] = ()) -> P.AggCall:
     """``GROUPING(k)`` (1 when ``k`` is aggregated away in this row's grouping set) and
     ``GROUPING_ID(k1, .., kn)`` (those bits, k1 most significant): BIGINT NOT NULL.
     Represented as an ``AggCall`` named GROUPING / GROUPING_ID over the key columns."""
     from sqlengine import types as T
     name = "GROUPING" if isinstance(node, exp.Grouping) else "GROUPING_ID"
     args = tuple(binder.bind(a) for a in node.expressions)
+    # an argument that is a grouped expression (GROUP BY CUBE (a, MOD(b, 2))): its key column
+    args = tuple(P.ColRef(a.type, keys[key_exprs.index(a)], "key") if a in key_exprs else a for a in args)
     if not args or any(not isinstance(a, P.ColRef) or a.index not in keys for a in args):
         raise ValidationError(f"Argument to {name} operator must be a grouped expression", qb.span(node))
     return P.AggCall(name, args, T.BIGINT(False))

@@ -164,6 +164,19 @@ class FlinkParser(DdlParser, CommandParser, Parser):
         self.error_token = None
         return super()._parse_function_call(functions, True, optional_parens, any_token)
 
+    # -- GROUP BY ------------------------------------------------------------------------
+    # Calcite takes any expression in ROLLUP, CUBE and GROUPING SETS (``CUBE (region,
+    # amount > 20)``); sqlglot's parser stops at comparisons there.
+    def _parse_cube_or_rollup(self, with_prefix: bool = False):
+        if not self._match_set((TokenType.CUBE, TokenType.ROLLUP)):
+            return None
+        kind = exp.Cube if self._prev.token_type == TokenType.CUBE else exp.Rollup
+        return self.expression(kind(
+            expressions=[] if with_prefix else self._parse_wrapped_csv(self._parse_disjunction)))
+
+    def _parse_grouping_set(self):
+        return self._parse_grouping_sets() or self._parse_cube_or_rollup() or self._parse_disjunction()
+
     # -- columns ------------------------------------------------------------------------
     def _parse_metadata_constraint(self) -> exp.Expression:
         key = self._parse_string() if self._match(TokenType.FROM) else None

@@ -273,6 +273,32 @@ class WindowTableFunction(Unary):
 
 
 @dataclass(frozen=True)
+class Expand(Unary):
+    """One row per grouping set for each input row (Flink's Expand, below an aggregate
+    with GROUPING SETS / ROLLUP / CUBE in streaming mode or over a window): the input
+    columns as they are (what the aggregates read), then a copy of each grouping key,
+    NULL where the set does not group by it, then ``$e``, the set's position in
+    ``sets``. The aggregate above groups by the copies and ``$e``."""
+
+    keys: tuple[int, ...]  # input positions of every grouping key
+    sets: tuple[tuple[int, ...], ...]  # per set, the input positions of its keys
+
+    @property
+    def schema(self):
+        ins = self.input.schema
+        copies = tuple(Field(ins[k].name, ins[k].type.with_nullable(True).with_time_attr(None))
+                       if any(k not in s for s in self.sets) else Field(ins[k].name, ins[k].type.with_time_attr(None))
+                       for k in self.keys)
+        return ins + copies + (Field("$e", DataType("INT", False)),)
+
+    def explain(self) -> str:
+        names = self.input.names()
+        projects = ", ".join("{" + ", ".join(names + [names[k] if k in s else f"null AS {names[k]}" for k in self.keys])
+                             + f", {g} AS $e" + "}" for g, s in enumerate(self.sets))
+        return f"Expand(projects=[{projects}])"
+
+
+@dataclass(frozen=True)
 class Aggregate(Unary):
     """GROUP BY keys with aggregate calls; output = keys then aggregates.
 

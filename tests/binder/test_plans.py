@@ -324,8 +324,6 @@ def test_over_rejects_an_updating_input(st):
 @pytest.mark.parametrize("sql,match", [
     ("SELECT * FROM orders NATURAL JOIN plain", "NATURAL JOIN"),
     ("SELECT id FROM orders INTERSECT ALL SELECT id FROM plain", "INTERSECT ALL is not supported in streaming"),
-    ("SELECT window_start, cur, COUNT(*) FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) "
-     "GROUP BY window_start, window_end, GROUPING SETS ((cur), ())", "GROUPING SETS"),
     ("SELECT cur FROM orders GROUP BY cur HAVING cur IN (SELECT name FROM plain)", "subqueries"),
     ("SELECT * FROM plain CROSS JOIN UNNEST(tags, tags) AS t(a, b)", "UNNEST of several"),
 ])
@@ -347,3 +345,17 @@ def test_window_aggregate_through_a_filter_and_a_projection(st):
     plan = bind(st, """SELECT s, COUNT(*) FROM (SELECT window_start + INTERVAL '1' SECOND AS s, window_end AS e
         FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(ts), INTERVAL '1' MINUTE))) GROUP BY s, e""")
     assert not nodes(plan, P.WindowAggregate) and nodes(plan, P.Aggregate)
+
+
+def test_grouping_sets_in_streaming_and_over_windows_expand_below_the_aggregate(st):
+    """Flink's plan: Expand (the keys outside a set NULL, the set's number $e), then the
+    aggregate grouped by the keys and $e; GROUPING() from $e."""
+    plan = bind(st, "SELECT window_start, cur, COUNT(*), GROUPING(cur) FROM TABLE(TUMBLE(TABLE orders, "
+                    "DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end, GROUPING SETS ((cur), ())")
+    agg, ex = one(plan, P.WindowAggregate), one(plan, P.Expand)
+    assert agg.input is ex and ex.sets == ((1,), ())
+    assert [f.name for f in ex.schema[-2:]] == ["cur", "$e"] and ex.schema[-2].type.nullable
+    assert updating_node(plan, True) is None  # a window aggregate: insert-only
+    plan = bind(st, "SELECT cur, id, SUM(amount) FROM orders GROUP BY ROLLUP (cur, id)")
+    agg = one(plan, P.Aggregate)
+    assert isinstance(agg.input, P.Expand) and agg.grouping_sets is None and len(agg.input.sets) == 3
