@@ -97,6 +97,8 @@ CONNECTOR_OPTIONS: dict[str, dict[str, str]] = {
         "scan.bounded.specific-offsets": "partition:0,offset:42;...",
         "scan.bounded.timestamp-millis": "stop at this timestamp",
         "scan.topic-partition-discovery.interval": "how often new partitions are found",
+        "scan.watermark.idle-timeout": "a partition without rows this long stops holding the watermark",
+        "scan.watermark.emit.strategy": "on-event or on-periodic",
         "scan.parallelism": "accepted, not used",
         "sink.delivery-guarantee": "none, at-least-once or exactly-once",
         "sink.semantic": "deprecated: sink.delivery-guarantee",
