@@ -432,6 +432,8 @@ class ExprBinder:
 
     # -- calls ------------------------------------------------------------------------
     def call(self, name: str, args: list[exp.Expression], node: exp.Expression) -> Expr:
+        if lookup_scalar(name) is None and lookup_aggregate(name) is not None:
+            return self.aggregate(node)  # its arguments are bound by the aggregation, over its input
         return self.call_bound(name, [self.bind(a) for a in args], node)
 
     def call_bound(self, name: str, args: list[Expr], node: exp.Expression) -> Expr:

@@ -438,7 +438,7 @@ class QueryBinder:
         order = node.args.get("order")
         limit = node.args.get("limit")
         offset = node.args.get("offset")
-        if order is None and limit is None:
+        if order is None and limit is None and offset is None:
             return plan
         keys = []
         if order is not None:
@@ -452,7 +452,14 @@ class QueryBinder:
                                    plan.schema[keys[0].index].type.time_attr is None):
                 raise UnsupportedError(
                     "Sort on a non-time-attribute field is not supported in streaming mode.", self.span(order))
-        n = int(limit.expression.name) if limit is not None else None
+        if isinstance(limit, exp.Fetch):  # FETCH FIRST|NEXT [n] ROW[S] ONLY
+            options = limit.args.get("limit_options")
+            if options is not None and (options.args.get("with_ties") or options.args.get("percent")):
+                raise UnsupportedError("FETCH ... WITH TIES / PERCENT is not supported", self.span(limit))
+            count = limit.args.get("count")
+            n = int(count.name) if count is not None else 1
+        else:
+            n = int(limit.expression.name) if limit is not None else None
         off = int(offset.expression.name) if offset is not None else 0
         return P.Sort(plan, tuple(keys), n, off)
 

@@ -172,6 +172,12 @@ def test_batch_over_range_on_time(timed):
     ("SELECT id, tag FROM r ORDER BY MOD(v, 20), id", [(1, "x"), (2, "y"), (5, "w"), (2, "z")]),
     # an output name wins over a column of the same name
     ("SELECT -v AS v FROM r ORDER BY v LIMIT 1", [(-50,)]),
+    # FETCH and OFFSET
+    ("SELECT id FROM r ORDER BY v FETCH FIRST 2 ROWS ONLY", [(1,), (2,)]),
+    ("SELECT tag FROM r ORDER BY v OFFSET 1 ROWS FETCH NEXT 2 ROWS ONLY", [("z",), ("y",)]),
+    ("SELECT tag FROM r ORDER BY v DESC OFFSET 3 ROWS", [("x",)]),
+    # an aggregate whose argument is an expression of a column that is no key
+    ("SELECT id, LISTAGG(CAST(v AS STRING), ';') FROM r WHERE id = 5 GROUP BY id ORDER BY id", [(5, "50")]),
     # ORDER BY and LIMIT of a set operation
     ("SELECT id FROM l UNION ALL SELECT id FROM r ORDER BY id DESC LIMIT 3", [(5,), (4,), (3,)]),
     ("SELECT id FROM l INTERSECT SELECT id FROM r ORDER BY 1 DESC", [(2,), (1,)]),

@@ -29,8 +29,8 @@ class Sort(Operator):
             df = df.repartition(1).sortWithinPartitions(*[sort_order(k) for k in node.keys])
         if node.limit is not None:
             df = df.limit(node.limit + node.offset)
-            if node.offset:
-                df = df.offset(node.offset)
+        if node.offset:
+            df = df.offset(node.offset)
         return Lowered(df)
 
     def lower_epoch(self, lw, node: P.Sort, child: Lowered) -> Lowered:
