@@ -275,6 +275,10 @@ class ExprBinder:
             name = "IS TRUE" if target.this else "IS FALSE"
         elif target.name.upper() == "UNKNOWN":
             name = "IS UNKNOWN"
+        elif isinstance(target, exp.JSON):
+            kind = Lit(T.STRING(False), (target.name or "VALUE").upper())
+            call = self.call_bound("IS JSON", [self.bind(node.this), kind], node)
+            return self.call_bound("NOT", [call], node) if negate else call
         else:
             raise UnsupportedError(f"Unsupported IS expression: {node.sql()}", self.span(node))
         if negate:
@@ -369,7 +373,53 @@ class ExprBinder:
             return self.call_bound(name, [unit] + [self.bind(a) for a in args[1:]], node)
         if name == "ROW":
             return self.call_bound("ROW", [self.bind(a) for a in args], node)
+        if name in ("JSON_VALUE", "JSON_QUERY", "JSON_EXISTS", "JSON_ARRAY"):
+            return self.json_call(name, args, node)
         return self.call(name, args, node)
+
+    # -- SQL/JSON -----------------------------------------------------------------------
+    def json_call(self, name: str, args: list[exp.Expression], node: exp.Expression) -> Expr:
+        """The SQL/JSON functions with their clauses (dialect/parser.py ``_parse_json_call``):
+        RETURNING casts JSON_VALUE's text (NULL where it does not convert); the wrapper of
+        JSON_QUERY and the null handling of JSON_ARRAY go to the function as a trailing
+        string literal. ON EMPTY / ON ERROR: only the defaults (NULL; FALSE for JSON_EXISTS)."""
+        values = [a for a in args if not isinstance(a, (dn.JsonReturning, dn.JsonWrapper, dn.JsonBehavior))]
+        returning = next((a for a in args if isinstance(a, dn.JsonReturning)), None)
+        wrapper = next((a for a in args if isinstance(a, dn.JsonWrapper)), None)
+        null_on_null = "ABSENT ON NULL"
+        for b in (a for a in args if isinstance(a, dn.JsonBehavior)):
+            behavior, on = b.name.upper(), b.args.get("on")
+            if on == "NULL" and name == "JSON_ARRAY":
+                null_on_null = f"{behavior} ON NULL"
+            elif behavior != ("FALSE" if name == "JSON_EXISTS" else "NULL"):
+                raise UnsupportedError(f"{name}: {behavior} ON {on} is not supported", self.span(b))
+        if name == "JSON_ARRAY":
+            bound = [self.bind(v) for v in values]
+            return self.call_bound(name, bound + [_json_options(null_on_null, bound)], node)
+        bound = [self.bind(a) for a in values]
+        if wrapper is not None and name == "JSON_QUERY":
+            bound.append(Lit(T.STRING(False), wrapper.name.upper()))
+        call = self.call_bound(name, bound, node)
+        if returning is not None:
+            target = to_flink(returning.this)
+            if not cast_allowed(call.type, target):
+                raise self.error(f"Cast function cannot convert value of type {call.type} to type {target}", node)
+            return Cast(target.with_nullable(True), call, True)
+        return call
+
+    def visit_JSONObject(self, node: exp.JSONObject) -> Expr:
+        if node.args.get("star") or node.args.get("unique_keys") or node.args.get("return_type") not in (None, False):
+            raise UnsupportedError(f"Unsupported JSON_OBJECT form: {node.sql()}", self.span(node))
+        members: list[Expr] = []
+        for kv in node.expressions:
+            if not isinstance(kv, exp.JSONKeyValue):
+                raise UnsupportedError(f"Unsupported JSON_OBJECT member: {kv.sql()}", self.span(kv))
+            members += [self.bind(kv.this), self.bind(kv.expression)]
+        pairs = [members[i:i + 2] for i in range(0, len(members), 2)]
+        if all(isinstance(k, Lit) and isinstance(k.value, str) for k, _ in pairs):  # Flink writes keys sorted
+            members = [m for pair in sorted(pairs, key=lambda p: p[0].value) for m in pair]
+        null_handling = (node.args.get("null_handling") or "NULL ON NULL").upper()
+        return self.call_bound("JSON_OBJECT", members + [_json_options(null_handling, members)], node)
 
     def visit_Struct(self, node: exp.Struct) -> Expr:
         return self.call("ROW", list(node.expressions), node)
@@ -448,6 +498,13 @@ class ExprBinder:
         except ValidationError as err:
             raise err.with_span(self.span(node))
         return Call(result, name, tuple(args))
+
+
+def _json_options(null_handling: str, members: list[Expr]) -> Lit:
+    """JSON_OBJECT / JSON_ARRAY's trailing literal: the null handling, then the positions of
+    the members made by JSON_OBJECT or JSON_ARRAY, which nest as JSON, not as strings."""
+    raw = [str(i) for i, m in enumerate(members) if isinstance(m, Call) and m.name in ("JSON_OBJECT", "JSON_ARRAY")]
+    return Lit(T.STRING(False), f"{null_handling};{','.join(raw)}")
 
 
 def to_arg(e: Expr) -> Arg:

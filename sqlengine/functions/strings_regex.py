@@ -209,3 +209,133 @@ _DECIMAL = r"^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[dDfF]?\s*$|^\s*[+-]?(NaN|
 scalar("IS_ALPHA", infer=_is_infer)(_is_lower(r"^\p{L}+$", False))
 scalar("IS_DIGIT", infer=_is_infer)(_is_lower(r"^\p{Nd}+$", True))
 scalar("IS_DECIMAL", infer=_is_infer)(_is_lower(_DECIMAL, True))
+
+
+# -- SQL/JSON: JSON_QUERY, JSON_EXISTS, JSON_STRING, JSON_OBJECT, JSON_ARRAY, IS JSON ------
+# The binder (binder/expressions.py ``json_call``) passes a call's clauses as trailing
+# string literals: the wrapper of JSON_QUERY, the null handling of JSON_OBJECT/ARRAY, the
+# kind of IS JSON. Text is Flink's: compact, keys in the order given.
+def _json_query_infer(name: str, args: list[Arg]) -> DataType:
+    check(name, args, [STRING, STRING], [STRING, STRING, STRING])
+    return STRING_T(True)
+
+
+@scalar("JSON_QUERY", infer=_json_query_infer)
+def _json_query(cols, args, result, ctx):
+    """The object or array at a path (lax mode, NULL ON EMPTY / ERROR); a scalar there is
+    NULL without a wrapper; WITH [UNCONDITIONAL] ARRAY WRAPPER wraps any value found,
+    WITH CONDITIONAL ARRAY WRAPPER all but an array."""
+    found = F.call_function("get_json_object", cols[0], cols[1])
+    composite = found.startswith("{") | found.startswith("[")
+    wrapper = args[2].value if len(args) > 2 else "WITHOUT ARRAY"
+    if wrapper.startswith("WITHOUT"):
+        return F.when(composite, found)
+    # a scalar: Spark's get_json_object drops a string's quotes, so text that reads as a
+    # number or a boolean is taken for one (a JSON string "3" is wrapped as [3])
+    plain = found.rlike(r"^(-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?|true|false)$")
+    scalar_text = F.when(plain, found).otherwise(json_text(found, STRING_T()))
+    text = F.when(composite, found).otherwise(scalar_text)
+    wrap = F.concat(F.lit("["), text, F.lit("]"))
+    if "CONDITIONAL" in wrapper and "UNCONDITIONAL" not in wrapper:
+        return F.when(found.startswith("["), found).otherwise(wrap)
+    return wrap
+
+
+def _json_exists_infer(name: str, args: list[Arg]) -> DataType:
+    check(name, args, [STRING, STRING])
+    return BOOLEAN(any_nullable(args))
+
+
+@scalar("JSON_EXISTS", infer=_json_exists_infer)
+def _json_exists(cols, args, result, ctx):
+    """Whether a value (not JSON null) is at the path; FALSE for text that is not JSON."""
+    found = F.call_function("get_json_object", cols[0], cols[1])
+    return F.when(cols[0].isNotNull() & cols[1].isNotNull(), found.isNotNull())
+
+
+def _json_string_infer(name: str, args: list[Arg]) -> DataType:
+    check(name, args, [ANY])
+    return STRING_T(any_nullable(args))
+
+
+@scalar("JSON_STRING", infer=_json_string_infer)
+def _json_string(cols, args, result, ctx):
+    return json_text(cols[0], args[0].type)
+
+
+def json_text(c, t: DataType):
+    """A value as JSON text, as Flink's JSON functions print it (NULL for NULL)."""
+    if t.root == "NULL":
+        return F.lit(None).cast("string")
+    if t.root in ("BOOLEAN",) or t.is_numeric:
+        return F.when(c.isNotNull(), c.cast("string"))
+    text = F.to_json(F.array(c))  # ["..."]: Spark's JSON text of the value, then unwrapped
+    return F.when(c.isNotNull(), text.substr(F.lit(2), F.length(text) - 2))
+
+
+def _json_object_infer(name: str, args: list[Arg]) -> DataType:
+    if len(args) % 2 == 0 or not args[-1].literal:
+        raise ValueError("JSON_OBJECT: key/value pairs, then the null handling")
+    for k in args[:-1:2]:
+        if not k.type.is_string:
+            check(name, [k], [STRING])
+    return STRING_T(False)
+
+
+@scalar("JSON_OBJECT", infer=_json_object_infer)
+def _json_object(cols, args, result, ctx):
+    """``{"k":v,...}``; NULL ON NULL (the default) writes ``"k":null``, ABSENT ON NULL
+    leaves the member out; a value made by JSON_OBJECT / JSON_ARRAY is nested as JSON."""
+    absent, raw = _json_options(args[-1].value)
+    absent = absent == "ABSENT ON NULL"
+    members = []
+    for i in range(0, len(cols) - 1, 2):
+        key = json_text(cols[i], args[i].type)
+        value = cols[i + 1] if i + 1 in raw else json_text(cols[i + 1], args[i + 1].type)
+        member = F.concat(key, F.lit(":"), value if absent else F.coalesce(value, F.lit("null")))
+        members.append(member)
+    return F.concat(F.lit("{"), F.concat_ws(",", *members) if members else F.lit(""), F.lit("}"))
+
+
+def _json_options(option: str) -> tuple[str, set[int]]:
+    """binder/expressions._json_options: the null handling, the members nested as JSON."""
+    handling, _, raw = option.partition(";")
+    return handling, {int(i) for i in raw.split(",") if i}
+
+
+def _json_array_infer(name: str, args: list[Arg]) -> DataType:
+    if not args or not args[-1].literal:
+        raise ValueError("JSON_ARRAY: values, then the null handling")
+    return STRING_T(False)
+
+
+@scalar("JSON_ARRAY", infer=_json_array_infer)
+def _json_array(cols, args, result, ctx):
+    """``[v,...]``; ABSENT ON NULL (the default) leaves NULLs out, NULL ON NULL writes null."""
+    handling, raw = _json_options(args[-1].value)
+    items = [c if i in raw else json_text(c, a.type) for i, (c, a) in enumerate(zip(cols[:-1], args[:-1]))]
+    null_on_null = handling == "NULL ON NULL"
+    if null_on_null:
+        items = [F.coalesce(i, F.lit("null")) for i in items]
+    return F.concat(F.lit("["), F.concat_ws(",", *items) if items else F.lit(""), F.lit("]"))
+
+
+def _is_json_infer(name: str, args: list[Arg]) -> DataType:
+    check(name, args, [STRING, STRING])
+    return BOOLEAN(False)
+
+
+@scalar("IS JSON", infer=_is_json_infer)
+def _is_json(cols, args, result, ctx):
+    """``s IS JSON [VALUE | SCALAR | ARRAY | OBJECT]``: FALSE for NULL and invalid text."""
+    kind = args[1].value
+    s = cols[0]
+    valid = F.coalesce(F.call_function("json_array_length", F.concat(F.lit("["), s, F.lit("]"))) == 1, F.lit(False))
+    trimmed = F.ltrim(s)
+    if kind == "OBJECT":
+        return valid & trimmed.startswith("{")
+    if kind == "ARRAY":
+        return valid & trimmed.startswith("[")
+    if kind == "SCALAR":
+        return valid & ~trimmed.startswith("{") & ~trimmed.startswith("[")
+    return valid

@@ -384,6 +384,18 @@ def upd_group_by_rollup():
              "ts": ts(t)} for t in stream_times(r, 70, BASE, 30)]
     write("upd_group_by_rollup", "sales.jsonl", rows)
 
+@case
+def functions_json():
+    r = random.Random(134)
+    docs = ['{"user": {"id": %d, "tags": ["a", "b"]}, "n": %d, "ok": true}', '{"user": {"id": %d}, "n": %d, "x": null}',
+            '{"n": %d, "list": [%d, 2, 3]}', 'not json %d %d', '[%d, %d]']
+    rows = []
+    for i in range(30):
+        doc = r.choice(docs) % (r.randint(1, 9), r.randint(1, 99))
+        rows.append({"id": i, "doc": doc if r.random() > 0.1 else None, "name": r.choice(["ann", 'b"o', None]),
+                     "score": r.choice([1.5, 20, None])})
+    write("functions_json", "docs.jsonl", rows)
+
 
 
 def main(argv: list[str]) -> None:
