@@ -70,7 +70,8 @@ def _create(session: Session, node: exp.Create, stmt) -> TableResult:
         path = session.catalogs.qualify([p.name for p in table_expr.parts])
         if node.expression is not None:
             raise UnsupportedError("CREATE TABLE ... AS SELECT is not supported yet", stmt.span)
-        table = table_from_create(node, stmt.span.source)
+        table = table_from_create(node, stmt.span.source,
+                                  lambda parts: session.catalogs.get_table(session.catalogs.qualify(parts)))
         if temporary:
             session.catalogs.create_temporary_table(path, table, exists)
         else:

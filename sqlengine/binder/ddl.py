@@ -9,7 +9,7 @@ from catalog.objects import CatalogTable, Column, TableSchema, WatermarkSpec
 from sqlengine.binder.types import column_type
 from sqlengine.dialect import nodes as dn
 from sqlengine.dialect.script import generate, span_of
-from sqlengine.errors import ValidationError
+from sqlengine.errors import UnsupportedError, ValidationError
 
 
 def options_of(props: Optional[exp.Properties]) -> dict[str, str]:
@@ -51,13 +51,16 @@ def _primary_key(schema: exp.Schema, inline: list[str]) -> tuple[Optional[tuple[
     return (tuple(inline), None) if inline else (None, None)
 
 
-def table_from_create(node: exp.Create, source: str) -> CatalogTable:
-    """Build the catalog table of ``CREATE TABLE``; watermark types are checked here (as Flink)."""
+def table_from_create(node: exp.Create, source: str, lookup=None) -> CatalogTable:
+    """Build the catalog table of ``CREATE TABLE``; watermark types are checked here (as Flink).
+    ``lookup(parts)``: the catalog table a ``LIKE`` clause names."""
     schema = node.this if isinstance(node.this, exp.Schema) else None
-    if schema is None:
+    props = node.args.get("properties")
+    like = next((p for p in (props.expressions if props is not None else []) if isinstance(p, exp.LikeProperty)), None)
+    if schema is None and like is None:
         raise ValidationError("CREATE TABLE needs a column list", span_of(node, source))
     columns, watermarks, inline_pk = [], [], []
-    for item in schema.expressions:
+    for item in (schema.expressions if schema is not None else []):
         if isinstance(item, exp.ColumnDef):
             columns.append(_column(item))
             kinds = [c.args.get("kind") for c in item.args.get("constraints") or []]
@@ -65,14 +68,19 @@ def table_from_create(node: exp.Create, source: str) -> CatalogTable:
                 inline_pk.append(item.name)
         elif isinstance(item, exp.WatermarkColumnConstraint):
             watermarks.append(WatermarkSpec(item.this.name, generate(item.expression)))
-    pk, pk_name = _primary_key(schema, inline_pk)
-    props = node.args.get("properties")
+    pk, pk_name = _primary_key(schema, inline_pk) if schema is not None else (None, None)
     options = options_of(props)
     partition: tuple[str, ...] = ()
     for p in (props.expressions if props is not None else []):
         if isinstance(p, exp.PartitionedByProperty):
             target = p.this
             partition = tuple(e.name for e in (target.expressions if hasattr(target, "expressions") else [target]))
+    if like is not None:
+        if lookup is None:
+            raise UnsupportedError("CREATE TABLE ... LIKE needs a catalog", span_of(like, source))
+        columns, watermarks, pk, pk_name, options, partition = _merge_like(
+            lookup([p.name for p in like.this.parts]), like, columns, watermarks, pk, pk_name, options, partition,
+            span_of(like, source))
     _check_watermarks(columns, watermarks, node, source)
     if pk:
         columns = [Column(c.name, c.type.with_nullable(False), c.kind, c.expr_sql, c.metadata_key,
@@ -81,6 +89,72 @@ def table_from_create(node: exp.Create, source: str) -> CatalogTable:
                     if isinstance(p, exp.SchemaCommentProperty)), None)
     return CatalogTable(TableSchema(tuple(columns), tuple(watermarks), pk, pk_name),
                         tuple(options.items()), partition, comment)
+
+
+_LIKE_FEATURES = ("CONSTRAINTS", "GENERATED", "METADATA", "OPTIONS", "PARTITIONS", "WATERMARKS", "DISTRIBUTION")
+
+
+def _merge_like(base, like: exp.LikeProperty, columns, watermarks, pk, pk_name, options, partition, span):
+    """Flink's ``CREATE TABLE ... LIKE base (options)`` (MergeTableLikeUtil): the base's
+    physical columns first, then the new ones; each feature INCLUDING (a clash is an
+    error), EXCLUDING (the base's is dropped) or OVERWRITING (the new one wins). Default:
+    INCLUDING ALL OVERWRITING OPTIONS."""
+    if not isinstance(base, CatalogTable):
+        raise ValidationError(f"Source table '{like.this.sql()}' of the LIKE clause can not be a VIEW", span)
+    mode = {f: "INCLUDING" for f in _LIKE_FEATURES}
+    mode["OPTIONS"] = "OVERWRITING"
+    for opt in like.expressions:
+        how, what = opt.this.name.upper(), opt.args["value"].name.upper()
+        if what == "ALL":
+            for f in _LIKE_FEATURES:
+                mode[f] = how
+            if how == "INCLUDING":
+                mode["OPTIONS"] = "INCLUDING"
+        else:
+            mode[what] = how
+    bs = base.schema
+    new_names = {c.name for c in columns}
+    merged: list[Column] = []
+    for c in bs.columns:
+        feature = {"computed": "GENERATED", "metadata": "METADATA"}.get(c.kind)
+        if feature is not None and mode[feature] == "EXCLUDING":
+            continue
+        if c.name in new_names:
+            if feature is not None and mode[feature] == "OVERWRITING":
+                continue
+            kind = {"computed": "computed column", "metadata": "metadata column"}.get(c.kind, "column")
+            raise ValidationError(f"A {kind} named '{c.name}' already exists in the base table.", span)
+        merged.append(c)
+    merged += columns
+    wms = [] if mode["WATERMARKS"] == "EXCLUDING" else list(bs.watermarks)
+    for wm in watermarks:
+        if any(w.column == wm.column for w in wms):
+            if mode["WATERMARKS"] != "OVERWRITING":
+                raise ValidationError(
+                    f"There already exists a watermark spec for column '{wm.column}' in the base table. You might "
+                    f"want to specify EXCLUDING WATERMARKS or OVERWRITING WATERMARKS.", span)
+            wms = [w for w in wms if w.column != wm.column]
+        wms.append(wm)
+    if mode["CONSTRAINTS"] != "EXCLUDING" and bs.primary_key:
+        if pk:
+            raise ValidationError("The base table already has a primary key. You might want to specify "
+                                  "EXCLUDING CONSTRAINTS.", span)
+        pk, pk_name = bs.primary_key, bs.primary_key_name
+    merged_options = dict(options)
+    if mode["OPTIONS"] != "EXCLUDING":
+        merged_options = dict(base.options)
+        for k, v in options.items():
+            if k in merged_options and mode["OPTIONS"] == "INCLUDING":
+                raise ValidationError(
+                    f"There already exists an option ['{k}' -> '{merged_options[k]}']  in the base table. You "
+                    f"might want to specify EXCLUDING OPTIONS or OVERWRITING OPTIONS.", span)
+            merged_options[k] = v
+    if mode["PARTITIONS"] != "EXCLUDING" and base.partition_keys:
+        if partition:
+            raise ValidationError("The base table already has partitions defined. You might want to specify "
+                                  "EXCLUDING PARTITIONS.", span)
+        partition = base.partition_keys
+    return merged, wms, pk, pk_name, merged_options, partition
 
 
 def _check_watermarks(columns: list[Column], watermarks: list[WatermarkSpec], node, source) -> None:
