@@ -367,12 +367,18 @@ def bind_temporal(qb, left, j: exp.Join, jkind: str):
     proctime = time_ref.type.time_attr == "PROCTIME"
     if proctime:  # a lookup join: the equi keys, no primary key needed
         return _lookup_join(qb, left, right, j, jkind, time_ref)
-    if obj is None or isinstance(obj, CatalogView) or not obj.schema.primary_key:
+    versioned = _versioned_view(right.node) if obj is None or isinstance(obj, CatalogView) else None
+    if versioned is None and (obj is None or isinstance(obj, CatalogView) or not obj.schema.primary_key):
         raise ValidationError(
             "Temporal Table Join requires primary key in versioned table, but no primary key can be "
             f"found. The versioned table is [{'.'.join(parts)}].", qb.span(item))
-    pk = [n.lower() for n in obj.schema.primary_key]
     rnames = [n.lower() for n in right.node.names()]
+    if versioned is not None:
+        right_node, pk_idx, time_idx = versioned
+        right = Relation(right_node, right.qualifiers, right.hidden)
+        pk = [rnames[i] for i in pk_idx]
+    else:
+        pk = [n.lower() for n in obj.schema.primary_key]
     quals = left.qualifiers + right.qualifiers
     nl = len(left.node.schema)
     on = j.args.get("on")
@@ -384,7 +390,7 @@ def bind_temporal(qb, left, j: exp.Join, jkind: str):
         raise ValidationError(
             "Temporal table join requires an equality condition on fields of table "
             f"[{qb.catalogs.qualify(parts)}].", qb.span(on))
-    wms = [w.column.lower() for w in obj.schema.watermarks]
+    wms = [rnames[time_idx]] if versioned is not None else [w.column.lower() for w in obj.schema.watermarks]
     if not wms:
         raise ValidationError(
             "Event-Time Temporal Table Join requires both primary key and row time attribute in "
@@ -393,6 +399,39 @@ def bind_temporal(qb, left, j: exp.Join, jkind: str):
     node = P.TemporalJoin(left.node, right.node, jkind, cond, tuple(p[0] for p in pairs),
                           tuple(p[1] for p in pairs), left_time=time_ref.index, right_time=right_time)
     return Relation(node, quals, set(left.hidden))
+
+
+def _versioned_view(node: P.Node):
+    """A versioned view (Flink infers its primary key and time from a deduplication):
+    projections over ``ROW_NUMBER() OVER (PARTITION BY k ORDER BY t DESC) = 1`` over an
+    insert-only input with ``t`` its row time. Every input row is then a version of its key
+    from its time on, so the join reads the input itself: (the same columns over the
+    dedup's input, the key positions, the time position), or None."""
+    from sqlengine.rules.calc_merge import substitute
+    calcs = []
+    while isinstance(node, P.Calc):
+        calcs.append(node)
+        node = node.input
+    if not (isinstance(node, P.Rank) and node.rank_fn == "ROW_NUMBER" and node.rank_start == node.rank_end == 1
+            and len(node.order_keys) == 1 and not node.order_keys[0].ascending
+            and node.input.schema[node.order_keys[0].index].type.time_attr == "ROWTIME"):
+        return None
+    rank = node
+    projs: tuple = tuple(P.ColRef(f.type, i, f.name) for i, f in enumerate(rank.schema))
+    names = tuple(rank.names())
+    for c in reversed(calcs):
+        if c.condition is not None:
+            return None  # a filter over the view's rows: not every row a version
+        projs, names = tuple(substitute(e, projs) for e in c.projections), c.out_names
+    from sqlengine.binder.aggregate import _refs
+    if any(r >= len(rank.input.schema) for e in projs for r in _refs(e)):
+        return None  # the row number is selected
+    out = {e.index: i for i, e in enumerate(projs) if isinstance(e, P.ColRef)}
+    keys = [out.get(k) for k in rank.partition_keys]
+    time = out.get(rank.order_keys[0].index)
+    if None in keys or time is None:
+        return None
+    return P.Calc(rank.input, projs, names), tuple(keys), time
 
 
 def _lookup_join(qb, left, right, j: exp.Join, jkind: str, time_ref: P.ColRef):

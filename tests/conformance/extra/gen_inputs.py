@@ -396,6 +396,18 @@ def functions_json():
                      "score": r.choice([1.5, 20, None])})
     write("functions_json", "docs.jsonl", rows)
 
+@case
+def temporal_join_versioned_view():
+    r = random.Random(135)
+    rates, t = [], BASE
+    for _ in range(25):
+        t = t + timedelta(seconds=r.choice([20, 45, 90]))
+        rates.append({"currency": r.choice(["EUR", "GBP", "JPY"]), "rate": money(r, 1, 3), "ts": ts(t)})
+    orders = [{"order_id": i, "currency": r.choice(["EUR", "GBP", "JPY", "CHF"]), "amount": r.randint(1, 50),
+               "ts": ts(tt)} for i, tt in enumerate(stream_times(r, 40, BASE + timedelta(seconds=30), 40))]
+    write("temporal_join_versioned_view", "rates.jsonl", rates)
+    write("temporal_join_versioned_view", "orders.jsonl", orders)
+
 
 
 def main(argv: list[str]) -> None:
