@@ -69,7 +69,7 @@ def _create(session: Session, node: exp.Create, stmt) -> TableResult:
         table_expr = node.this.this if isinstance(node.this, exp.Schema) else node.this
         path = session.catalogs.qualify([p.name for p in table_expr.parts])
         if node.expression is not None:
-            raise UnsupportedError("CREATE TABLE ... AS SELECT is not supported yet", stmt.span)
+            return _create_table_as(session, node, stmt, table_expr, path, exists, temporary)
         table = table_from_create(node, stmt.span.source,
                                   lambda parts: session.catalogs.get_table(session.catalogs.qualify(parts)))
         if temporary:
@@ -217,6 +217,31 @@ def _explain(session: Session, node: dn.FlinkExplain, stmt) -> TableResult:
 @handles(exp.Insert)
 def _insert(session: Session, node: exp.Insert, stmt) -> TableResult:
     sink = session.plan_insert(node, stmt.span.source)
+    return _submitted(session, session.runner().run_sinks([sink], stmt.text, wait=session.dml_sync))
+
+
+def _create_table_as(session: Session, node: exp.Create, stmt, table_expr, path, exists: bool,
+                     temporary: bool) -> TableResult:
+    """``CREATE TABLE t WITH (...) AS SELECT ...`` (Flink's CTAS): the table gets the query's
+    columns (time attributes as plain timestamps), then the query is inserted into it as
+    ``INSERT INTO t`` would (a job; the table stays if the job fails, as in Flink)."""
+    from catalog.objects import CatalogTable
+    if isinstance(node.this, exp.Schema):
+        raise UnsupportedError("CREATE TABLE ... AS SELECT with a column list is not supported", stmt.span)
+    if session.catalogs.find_table(path) is not None:
+        if exists:
+            return TableResult("OK", text="[INFO] Execute statement succeeded.")
+        raise ValidationError(f"Table {path} already exists.", stmt.span)
+    plan = session.binder(stmt.span.source).bind_query(node.expression)
+    props = node.args.get("properties")
+    columns = tuple(Column(f.name, f.type.with_time_attr(None)) for f in plan.schema)
+    table = CatalogTable(TableSchema(columns), tuple(options_of(props).items()))
+    if temporary:
+        session.catalogs.create_temporary_table(path, table, False)
+    else:
+        session.catalogs.create_table(path, table, False)
+    insert = exp.Insert(this=table_expr.copy(), expression=node.expression)
+    sink = session.plan_insert(insert, stmt.span.source)
     return _submitted(session, session.runner().run_sinks([sink], stmt.text, wait=session.dml_sync))
 
 

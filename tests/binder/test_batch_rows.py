@@ -192,3 +192,15 @@ def test_order_by_in_select_distinct_names_selected_columns(bs):
         bs.execute_sql("SELECT DISTINCT tag FROM r ORDER BY v")
     with pytest.raises(errors.ValidationError, match="Ordinal out of range: 3"):
         bs.execute_sql("SELECT id, tag FROM r ORDER BY 3")
+
+
+def test_create_table_as_select(bs, tmp_path):
+    """Flink's CTAS: the table takes the query's columns, then the query is inserted into it."""
+    bs.execute_sql(f"CREATE TABLE ctas WITH ('connector' = 'filesystem', 'path' = '{tmp_path}/ctas', "
+                   "'format' = 'json') AS SELECT id, SUM(v) AS total FROM r GROUP BY id").wait()
+    assert "`total` INT" in bs.execute_sql("SHOW CREATE TABLE ctas").text
+    assert rows(bs, "SELECT * FROM ctas") == [(1, 5), (2, 40), (5, 50)]
+    from sqlengine import errors
+    with pytest.raises(errors.ValidationError, match="already exists"):
+        bs.execute_sql("CREATE TABLE ctas WITH ('connector' = 'blackhole') AS SELECT 1")
+    bs.execute_sql("CREATE TABLE IF NOT EXISTS ctas WITH ('connector' = 'blackhole') AS SELECT 1")
