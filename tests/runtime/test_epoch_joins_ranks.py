@@ -56,6 +56,8 @@ QUERIES = {
         ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM orders""",
     "over range": """SELECT oid, COUNT(*) OVER (PARTITION BY cid ORDER BY ot
         RANGE BETWEEN INTERVAL '3' MINUTE PRECEDING AND CURRENT ROW) FROM orders""",
+    "over lag": """SELECT oid, LAG(amount) OVER (PARTITION BY cid ORDER BY ot),
+        LAG(amount, 2, -1) OVER (PARTITION BY cid ORDER BY ot) FROM orders""",
     "window top-2": """SELECT * FROM (SELECT window_start, cid, amount, ROW_NUMBER() OVER (
         PARTITION BY window_start, window_end ORDER BY amount DESC, cid) AS rn
         FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(ot), INTERVAL '3' MINUTE))) WHERE rn <= 2""",

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
+from sqlengine.errors import UnsupportedError
 from sqlengine.functions.registry import lookup_aggregate
 from sqlengine.plan import nodes as P
 from sqlengine.runtime.lower import Lowered, sort_order, col
@@ -30,6 +31,13 @@ def over_columns(lw, node: P.Over) -> list[Column]:
         if c.name in ("ROW_NUMBER", "RANK", "DENSE_RANK"):
             fn = {"ROW_NUMBER": F.row_number, "RANK": F.rank, "DENSE_RANK": F.dense_rank}[c.name]
             expr = fn().over(_window(node, None)).cast("long")
+        elif c.name in ("LAG", "LEAD"):
+            if c.name == "LEAD":  # a row's value would depend on rows not yet seen
+                raise UnsupportedError("LEAD is not supported in streaming OVER aggregations")
+            args = [lw.exprs.lower(a) for a in c.args]
+            expr = F.lag(args[0], _lag_offset(c)).over(_window(node, None))
+            if len(c.args) > 2:
+                expr = F.coalesce(expr, args[2])
         else:
             agg = lookup_aggregate(c.name)
             args = [lw.exprs.lower(a) for a in c.args]
@@ -77,10 +85,16 @@ def epoch_over(lw, node: P.Over, child: Lowered) -> Lowered:
     return Lowered(out)
 
 
+def _lag_offset(c: P.OverCall) -> int:
+    return int(c.args[1].value) if len(c.args) > 1 else 1
+
+
 def _prune(node: P.Over, rows: DataFrame, wm: int) -> DataFrame:
-    """The rows a later row's frame can still reach."""
-    frames = [c.frame for c in node.calls if c.name not in ("ROW_NUMBER", "RANK", "DENSE_RANK")]
-    if any(f.lower is None for f in frames) or not frames or any(
+    """The rows a later row's frame can still reach (LAG(x, n): the n rows before it)."""
+    from types import SimpleNamespace
+    frames = [SimpleNamespace(kind="ROWS", lower=_lag_offset(c)) if c.name == "LAG" else c.frame
+              for c in node.calls if c.name not in ("ROW_NUMBER", "RANK", "DENSE_RANK")]
+    if any(f is None or f.lower is None for f in frames) or not frames or any(
             c.name in ("ROW_NUMBER", "RANK", "DENSE_RANK") for c in node.calls):
         return rows
     t = f"f{node.order_keys[0].index}"
