@@ -265,23 +265,17 @@ def _below_window(qb, node: P.Node, in_scope: Scope):
     from dataclasses import replace
 
     from sqlengine.binder.query import _dedupe
-    from sqlengine.rules.calc_merge import calc_merge
+    from sqlengine.rules.calc_merge import peel_calcs
     if isinstance(node, P.WindowTableFunction):
         return node.input, in_scope, node.window
-    calcs = []
-    while isinstance(node, P.Calc):
-        calcs.append(node)
-        node = node.input
-    if not calcs or not isinstance(node, P.WindowTableFunction):
+    calc, node = peel_calcs(node)
+    if calc is None or not isinstance(node, P.WindowTableFunction):
         return None
-    calc = calcs[-1]
-    for outer in reversed(calcs[:-1]):
-        calc = calc_merge(replace(outer, input=calc))
     tvf, n_in = node, len(node.input.schema)
     props = {i: e.index - n_in for i, e in enumerate(calc.projections)
              if isinstance(e, P.ColRef) and e.index >= n_in}
     rest = [e for i, e in enumerate(calc.projections) if i not in props]
-    if any(r >= n_in for e in rest + [calc.condition] if e is not None for r in _refs(e)):
+    if any(r >= n_in for e in rest + [calc.condition] if e is not None for r in P.refs(e)):
         return None
     keep = [i for i in range(len(calc.projections)) if i not in props]
     projs, names = [calc.projections[i] for i in keep], [calc.out_names[i] for i in keep]
@@ -303,17 +297,6 @@ def _below_window(qb, node: P.Node, in_scope: Scope):
     cols = [replace(c, index=remap[c.index]) if c.index in remap else replace(c, index=width + props[c.index])
             for c in in_scope.columns]
     return base, Scope(cols, in_scope.source), window
-
-
-def _refs(e: P.Expr):
-    """The input columns an expression reads."""
-    if isinstance(e, P.ColRef):
-        yield e.index
-    elif isinstance(e, P.Call):
-        for a in e.args:
-            yield from _refs(a)
-    elif isinstance(e, P.Cast):
-        yield from _refs(e.arg)
 
 
 def _post_scope(qb, base, keys, key_exprs, gexprs, window, in_scope, nprops, width=None) -> Scope:

@@ -407,24 +407,20 @@ def _versioned_view(node: P.Node):
     insert-only input with ``t`` its row time. Every input row is then a version of its key
     from its time on, so the join reads the input itself: (the same columns over the
     dedup's input, the key positions, the time position), or None."""
-    from sqlengine.rules.calc_merge import substitute
-    calcs = []
-    while isinstance(node, P.Calc):
-        calcs.append(node)
-        node = node.input
-    if not (isinstance(node, P.Rank) and node.rank_fn == "ROW_NUMBER" and node.rank_start == node.rank_end == 1
-            and len(node.order_keys) == 1 and not node.order_keys[0].ascending
-            and node.input.schema[node.order_keys[0].index].type.time_attr == "ROWTIME"):
+    from sqlengine.rules.calc_merge import peel_calcs
+    calc, rank = peel_calcs(node)
+    if not (isinstance(rank, P.Rank) and rank.rank_fn == "ROW_NUMBER" and rank.rank_start == rank.rank_end == 1
+            and len(rank.order_keys) == 1 and not rank.order_keys[0].ascending
+            and rank.input.schema[rank.order_keys[0].index].type.time_attr == "ROWTIME"):
         return None
-    rank = node
-    projs: tuple = tuple(P.ColRef(f.type, i, f.name) for i, f in enumerate(rank.schema))
-    names = tuple(rank.names())
-    for c in reversed(calcs):
-        if c.condition is not None:
-            return None  # a filter over the view's rows: not every row a version
-        projs, names = tuple(substitute(e, projs) for e in c.projections), c.out_names
-    from sqlengine.binder.aggregate import _refs
-    if any(r >= len(rank.input.schema) for e in projs for r in _refs(e)):
+    if calc is None:
+        projs = tuple(P.ColRef(f.type, i, f.name) for i, f in enumerate(rank.schema))
+        names = tuple(rank.names())
+    elif calc.condition is not None:
+        return None  # a filter over the view's rows: not every row a version
+    else:
+        projs, names = calc.projections, calc.out_names
+    if any(r >= len(rank.input.schema) for e in projs for r in P.refs(e)):
         return None  # the row number is selected
     out = {e.index: i for i, e in enumerate(projs) if isinstance(e, P.ColRef)}
     keys = [out.get(k) for k in rank.partition_keys]

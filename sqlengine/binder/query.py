@@ -407,12 +407,11 @@ class QueryBinder:
                                   self.span(extra[0]))
         width = len(plan.schema)
         wider = node.copy()
-        hidden = {}
-        for i, o in enumerate(extra):
-            hidden[id(o)] = width + i
-            wider.append("expressions", exp.alias_(o.this.copy(), f"$order{i}", quoted=True))
+        hidden = {id(o): f"$order{i}" for i, o in enumerate(extra)}  # the extra select items' names
+        for o in extra:
+            wider.append("expressions", exp.alias_(o.this.copy(), hidden[id(o)], quoted=True))
         wider.set("order", exp.Order(expressions=[
-            exp.Ordered(this=exp.column(f"$order{extra.index(o)}", quoted=True) if id(o) in hidden else o.this.copy(),
+            exp.Ordered(this=exp.column(hidden[id(o)], quoted=True) if id(o) in hidden else o.this.copy(),
                         desc=o.args.get("desc"), nulls_first=o.args.get("nulls_first"))
             for o in order.expressions]))
         sorted_ = self.order_limit(wider, self.bind_select(wider))

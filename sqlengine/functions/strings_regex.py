@@ -214,7 +214,8 @@ scalar("IS_DECIMAL", infer=_is_infer)(_is_lower(_DECIMAL, True))
 # -- SQL/JSON: JSON_QUERY, JSON_EXISTS, JSON_STRING, JSON_OBJECT, JSON_ARRAY, IS JSON ------
 # The binder (binder/expressions.py ``json_call``) passes a call's clauses as trailing
 # string literals: the wrapper of JSON_QUERY, the null handling of JSON_OBJECT/ARRAY, the
-# kind of IS JSON. Text is Flink's: compact, keys in the order given.
+# kind of IS JSON. Text is Flink's: compact (the binder sorts JSON_OBJECT's literal keys, as
+# Flink writes them).
 def _json_query_infer(name: str, args: list[Arg]) -> DataType:
     check(name, args, [STRING, STRING], [STRING, STRING, STRING])
     return STRING_T(True)
@@ -267,7 +268,7 @@ def json_text(c, t: DataType):
     """A value as JSON text, as Flink's JSON functions print it (NULL for NULL)."""
     if t.root == "NULL":
         return F.lit(None).cast("string")
-    if t.root in ("BOOLEAN",) or t.is_numeric:
+    if t.root == "BOOLEAN" or t.is_numeric:
         return F.when(c.isNotNull(), c.cast("string"))
     text = F.to_json(F.array(c))  # ["..."]: Spark's JSON text of the value, then unwrapped
     return F.when(c.isNotNull(), text.substr(F.lit(2), F.length(text) - 2))
@@ -286,8 +287,8 @@ def _json_object_infer(name: str, args: list[Arg]) -> DataType:
 def _json_object(cols, args, result, ctx):
     """``{"k":v,...}``; NULL ON NULL (the default) writes ``"k":null``, ABSENT ON NULL
     leaves the member out; a value made by JSON_OBJECT / JSON_ARRAY is nested as JSON."""
-    absent, raw = _json_options(args[-1].value)
-    absent = absent == "ABSENT ON NULL"
+    handling, raw = _json_options(args[-1].value)
+    absent = handling == "ABSENT ON NULL"
     members = []
     for i in range(0, len(cols) - 1, 2):
         key = json_text(cols[i], args[i].type)

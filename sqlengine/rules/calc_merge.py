@@ -30,3 +30,18 @@ def calc_merge(node: P.Node) -> Optional[P.Node]:
     elif inner.condition is not None:
         cond = inner.condition
     return P.Calc(inner.input, projs, node.out_names, cond)
+
+
+def peel_calcs(node: P.Node) -> tuple[Optional[P.Calc], P.Node]:
+    """The Calcs stacked on ``node`` merged into one (None when there is none), and the
+    node under them."""
+    calcs = []
+    while isinstance(node, P.Calc):
+        calcs.append(node)
+        node = node.input
+    if not calcs:
+        return None, node
+    calc = calcs[-1]
+    for outer in reversed(calcs[:-1]):
+        calc = calc_merge(replace(outer, input=calc))
+    return calc, node
