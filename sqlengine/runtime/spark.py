@@ -100,25 +100,11 @@ def get_spark(conf: Optional[dict[str, str]] = None):
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     _quiet_accumulator_server(spark.sparkContext)
-    _look_up_python_data_sources(spark)
+    from sqlengine.runtime import warmup
+    warmup.start(spark)  # Python worker daemons, in the background (warmup.py)
     if not ours:  # a JVM we did not start logs where it was told; keep it quiet
         spark.sparkContext.setLogLevel("ERROR")
     return spark
-
-
-def _look_up_python_data_sources(spark) -> None:
-    """Spark looks up pip-installed Python data sources once per JVM, in a Python process
-    of its own, when a query first names a data source; the connectors' sources are Python
-    data sources, so the first query that reads one waited for it (~0.3-0.6 s). Done here
-    in the background instead, while the user's first statement is being planned."""
-
-    def look_up() -> None:
-        try:
-            spark._jsparkSession.sessionState().dataSourceManager().dataSourceExists("sqlengine")
-        except Exception:  # noqa: BLE001 - the first query does it then
-            pass
-
-    threading.Thread(target=look_up, name="python-data-source-lookup", daemon=True).start()
 
 
 def _quiet_accumulator_server(sc) -> None:

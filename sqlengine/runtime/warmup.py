@@ -1,0 +1,112 @@
+"""Python worker processes started while nothing else runs, before the first query needs them.
+
+Every connector of sqlengine that reads or writes outside Spark (kafka, filesystem, jdbc)
+is a Python data source or writes through ``mapInArrow``. Spark starts the Python
+processes these need on first use, one kind at a time and each on the first query's
+critical path: a daemon per worker module (``create_data_source`` when a query names the
+source, ``plan_data_source_read`` when its first batch is planned, ``pyspark.worker`` when
+its tasks start), each a fresh interpreter importing PySpark, then the forked workers,
+each importing PyArrow. Measured on the 2-core development machine (benchmarks/README.md,
+"Python workers started ahead"), a Kafka → Kafka INSERT as a session's first query spent
+~1.2 CPU s and ~1 s of wall clock on them.
+
+Flink's SQL Client runs its first job on a TaskManager that is already up; this is the
+same for sqlengine: right after the SparkSession is created, a background thread runs one
+tiny batch job through the same paths (a Python data source read by
+``min(default parallelism, 4)`` tasks, then ``mapInArrow``), which leaves those daemons
+running and their workers idle for reuse (``spark.python.worker.reuse``). The job runs
+under its own job group and description; any failure is only logged (a query then starts
+the processes itself, as before). ``spark.sqlengine.prestartPythonWorkers=false`` turns
+it off.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Iterator
+
+from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+
+SOURCE_NAME = "sqlengine_warmup"
+CONF = "spark.sqlengine.prestartPythonWorkers"
+JOB_GROUP = "sqlengine-warmup"
+MAX_TASKS = 4
+log = logging.getLogger("sqlengine.warmup")
+_thread: "threading.Thread | None" = None
+
+
+class _Reader(DataSourceReader):
+    def __init__(self, tasks: int):
+        self.tasks = tasks
+
+    def partitions(self) -> list[InputPartition]:
+        return [InputPartition(i) for i in range(self.tasks)]
+
+    def read(self, partition: InputPartition) -> Iterator[tuple]:
+        yield (partition.value,)
+
+
+class WarmupSource(DataSource):
+    @classmethod
+    def name(cls) -> str:
+        return SOURCE_NAME
+
+    def schema(self) -> str:
+        return "p int"
+
+    def reader(self, schema) -> DataSourceReader:
+        return _Reader(int(self.options.get("tasks", "1")))
+
+
+def _same(batches):
+    yield from batches
+
+
+def enabled(spark) -> bool:
+    conf = spark.sparkContext.getConf()
+    return (conf.get(CONF, "true").strip().lower() != "false"
+            and conf.get("spark.python.worker.reuse", "true").strip().lower() != "false")
+
+
+def run(spark) -> None:
+    """The warm-up job (blocking): the Python data sources looked up, the daemons started."""
+    sc = spark.sparkContext
+    # Spark looks up pip-installed Python data sources once per JVM, in a process of its own.
+    spark._jsparkSession.sessionState().dataSourceManager().dataSourceExists("sqlengine")
+    manager = spark._jsparkSession.sessionState().dataSourceManager()
+    if not manager.dataSourceExists(SOURCE_NAME):
+        spark.dataSource.register(WarmupSource)
+    tasks = max(1, min(sc.defaultParallelism, MAX_TASKS))
+    sc.setJobGroup(JOB_GROUP, "sqlengine: starting Python workers ahead of the first query")
+    try:
+        df = spark.read.format(SOURCE_NAME).option("tasks", str(tasks)).load()
+        got = df.mapInArrow(_same, "p int").count()
+        if got != tasks:
+            log.warning("Python worker warm-up read %s rows, expected %s", got, tasks)
+    finally:
+        sc.setLocalProperty("spark.jobGroup.id", None)
+        sc.setLocalProperty("spark.job.description", None)
+
+
+def start(spark) -> threading.Thread:
+    """``run`` in a background thread (errors logged, never raised)."""
+
+    def body() -> None:
+        try:
+            if enabled(spark):
+                run(spark)
+            else:
+                spark._jsparkSession.sessionState().dataSourceManager().dataSourceExists("sqlengine")
+        except Exception:  # noqa: BLE001 - the first query starts the processes itself then
+            log.debug("Python worker warm-up failed", exc_info=True)
+
+    global _thread
+    _thread = threading.Thread(target=body, name="sqlengine-warmup", daemon=True)
+    _thread.start()
+    return _thread
+
+
+def wait(timeout: float = 120) -> None:
+    """Until the warm-up started by ``start`` has ended (tests and benchmarks)."""
+    if _thread is not None:
+        _thread.join(timeout)
