@@ -132,6 +132,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     arm()  # crash tests only: a no-op unless SQLENGINE_FAULT is set
     _stop_on_signals()
     texts = init + scripts
+    # A script has no idle time in which Python workers could start ahead of its first
+    # query: they would compete with it (sqlengine/runtime/warmup.py).
+    conf.setdefault("spark.sqlengine.prestartPythonWorkers", "false")
     try:
         session = _start(conf, texts)
     except Exception as exc:  # noqa: BLE001 - reported like a failing statement

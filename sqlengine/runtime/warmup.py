@@ -10,20 +10,24 @@ each importing PyArrow. Measured on the 2-core development machine (benchmarks/R
 "Python workers started ahead"), a Kafka → Kafka INSERT as a session's first query spent
 ~1.2 CPU s and ~1 s of wall clock on them.
 
-Flink's SQL Client runs its first job on a TaskManager that is already up; this is the
-same for sqlengine: right after the SparkSession is created, a background thread runs one
-tiny batch job through the same paths (a Python data source read by
-``min(default parallelism, 4)`` tasks, then ``mapInArrow``), which leaves those daemons
-running and their workers idle for reuse (``spark.python.worker.reuse``). The job runs
-under its own job group and description; any failure is only logged (a query then starts
-the processes itself, as before). ``spark.sqlengine.prestartPythonWorkers=false`` turns
-it off.
+Flink's SQL Client runs its first job on a TaskManager that is already up. So does
+sqlengine's: right after the SparkSession starts, a background thread runs one tiny batch
+job through the same paths (a Python data source read by ``min(default parallelism, 4)``
+tasks, then ``mapInArrow``), which leaves the daemons running and their workers idle for
+reuse (``spark.python.worker.reuse``) while the user writes the first query (the shell, a
+notebook, the Python API). It pays off only when the session has that idle time: started
+at the same moment as the query, it competes with it for the cores (measured: no gain
+for an INSERT that follows at once, and 1-2 s more for a 5-10 s script over ``datagen``
+on 2 cores). So ``sqlengine -f`` (a script: no idle time) does not start it, and
+``spark.sqlengine.prestartPythonWorkers`` (default true) turns it on or off. The job
+runs under its own job group and description; any failure is only logged (a query then
+starts the processes itself, as before).
 """
 from __future__ import annotations
 
 import logging
 import threading
-from typing import Iterator
+from typing import Iterator, Optional
 
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
@@ -32,7 +36,8 @@ CONF = "spark.sqlengine.prestartPythonWorkers"
 JOB_GROUP = "sqlengine-warmup"
 MAX_TASKS = 4
 log = logging.getLogger("sqlengine.warmup")
-_thread: "threading.Thread | None" = None
+_thread: Optional[threading.Thread] = None
+_lock = threading.Lock()
 
 
 class _Reader(DataSourceReader):
@@ -88,22 +93,36 @@ def run(spark) -> None:
         sc.setLocalProperty("spark.job.description", None)
 
 
-def start(spark) -> threading.Thread:
-    """``run`` in a background thread (errors logged, never raised)."""
-
-    def body() -> None:
-        try:
-            if enabled(spark):
-                run(spark)
-            else:
-                spark._jsparkSession.sessionState().dataSourceManager().dataSourceExists("sqlengine")
-        except Exception:  # noqa: BLE001 - the first query starts the processes itself then
-            log.debug("Python worker warm-up failed", exc_info=True)
-
+def start(spark) -> Optional[threading.Thread]:
+    """``run`` in a background thread (errors logged, never raised), once per process."""
     global _thread
-    _thread = threading.Thread(target=body, name="sqlengine-warmup", daemon=True)
+    with _lock:
+        if _thread is not None:
+            return None
+        _thread = threading.Thread(target=_body, args=(spark,), name="sqlengine-warmup", daemon=True)
     _thread.start()
     return _thread
+
+
+def _body(spark) -> None:
+    try:
+        run(spark)
+    except Exception:  # noqa: BLE001 - the first query starts the processes itself then
+        log.debug("Python worker warm-up failed", exc_info=True)
+
+
+def look_up_data_sources(spark) -> None:
+    """Spark looks up pip-installed Python data sources once per JVM, in a Python process of
+    its own, when a query first names a data source (~0.3-0.6 s): done in the background
+    when the session starts, while the user's first statement is being planned."""
+
+    def look_up() -> None:
+        try:
+            spark._jsparkSession.sessionState().dataSourceManager().dataSourceExists("sqlengine")
+        except Exception:  # noqa: BLE001 - the first query does it then
+            pass
+
+    threading.Thread(target=look_up, name="python-data-source-lookup", daemon=True).start()
 
 
 def wait(timeout: float = 120) -> None:

@@ -1,5 +1,6 @@
-"""The Python worker daemons a query needs are started when the SparkSession is, in the
-background (sqlengine/runtime/warmup.py), not on the first query's critical path."""
+"""The Python worker daemons a query needs are started in the background when the
+SparkSession starts (sqlengine/runtime/warmup.py), not on the first query's critical path;
+not for ``sqlengine -f`` scripts (no idle time to use), nor when switched off."""
 from __future__ import annotations
 
 import json
@@ -11,11 +12,11 @@ from sqlengine.runtime import warmup
 
 MODULES = ["pyspark.sql.worker.create_data_source", "pyspark.sql.worker.plan_data_source_read", "pyspark.worker"]
 
-SCRIPT = textwrap.dedent("""
-    import json, sys, psutil
-    from sqlengine.runtime import spark as S, warmup
-    spark = S.get_spark({"spark.master": "local[2]", %(extra)s})
+REPORT = textwrap.dedent("""
+    import json, psutil
+    from sqlengine.runtime import warmup
     warmup.wait()
+
     def line(p):
         try:
             return " ".join(p.cmdline())
@@ -28,20 +29,35 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
-def _started(extra: str) -> dict:
-    out = subprocess.run([sys.executable, "-c", SCRIPT % {"extra": extra}], capture_output=True, text=True,
-                         timeout=300)
+def _result(out: subprocess.CompletedProcess) -> dict:
     line = [x for x in out.stdout.splitlines() if x.startswith("RESULT ")]
     assert line, out.stdout[-2000:] + out.stderr[-2000:]
     return json.loads(line[0][7:])
 
 
+def _session(extra: str = "") -> dict:
+    script = ("from sqlengine.session import Session\n"
+              f"Session({{'spark.master': 'local[2]', {extra}}}).spark.range(1).count()\n" + REPORT)
+    return _result(subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300))
+
+
 def test_a_new_session_starts_the_python_worker_daemons_before_any_query():
-    got = _started("")
+    got = _session()
     assert sorted(MODULES) == [m for m in got["daemons"] if m in MODULES], got
     assert got["workers"] >= 2, got  # forked workers left idle for reuse (local[2]: two tasks)
 
 
 def test_switched_off_by_the_spark_conf():
-    got = _started(f'"{warmup.CONF}": "false"')
+    got = _session(f"'{warmup.CONF}': 'false'")
+    assert not any(m in got["daemons"] for m in MODULES), got
+
+
+def test_a_script_run_with_f_starts_none(tmp_path):
+    """A script has no idle time: the workers would compete with its first statements."""
+    script = tmp_path / "s.sql"
+    script.write_text("SET 'execution.runtime-mode' = 'batch';\nSELECT 1;\n")
+    runner = ("import sys\nsys.argv = ['sqlengine', '-f', sys.argv[1], '-D', 'spark.master=local[2]']\n"
+              "from shell import cli\ncli.main(sys.argv[1:])\n" + REPORT)
+    got = _result(subprocess.run([sys.executable, "-c", runner, str(script)], capture_output=True, text=True,
+                                 timeout=300))
     assert not any(m in got["daemons"] for m in MODULES), got
