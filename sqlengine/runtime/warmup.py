@@ -14,8 +14,8 @@ Flink's SQL Client runs its first job on a TaskManager that is already up. So do
 sqlengine's: right after the SparkSession starts, a background thread runs one tiny batch
 job through the same paths (a Python data source read by ``min(default parallelism, 4)``
 tasks, then ``mapInArrow``), which leaves the daemons running and their workers idle for
-reuse (``spark.python.worker.reuse``) while the user writes the first query (the shell, a
-notebook, the Python API). It pays off only when the session has that idle time: started
+reuse (``spark.python.worker.reuse``; Spark stops a worker idle for a minute, the daemons
+stay) while the user writes the first query (the shell, a notebook, the Python API). It pays off only when the session has that idle time: started
 at the same moment as the query, it competes with it for the cores (measured: no gain
 for an INSERT that follows at once, and 1-2 s more for a 5-10 s script over ``datagen``
 on 2 cores). So ``sqlengine -f`` (a script: no idle time) does not start it, and
