@@ -117,6 +117,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     from shell.report import is_verbose, report
 
     log = setup()  # first: warnings and PySpark's loggers go to the log file
+    from sqlengine.runtime import warmup
+    # Not with the SparkSession: a script has no idle time in which Python workers could
+    # start ahead of its first query (they would compete with it); the shell starts them
+    # when its prompt is idle (sqlengine/runtime/warmup.py).
+    warmup.AT_START = False
     args = _parser().parse_args(argv)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     conf = _conf(args.defines)
@@ -132,9 +137,6 @@ def main(argv: Optional[list[str]] = None) -> int:
     arm()  # crash tests only: a no-op unless SQLENGINE_FAULT is set
     _stop_on_signals()
     texts = init + scripts
-    # A script has no idle time in which Python workers could start ahead of its first
-    # query: they would compete with it (sqlengine/runtime/warmup.py).
-    conf.setdefault("spark.sqlengine.prestartPythonWorkers", "false")
     try:
         session = _start(conf, texts)
     except Exception as exc:  # noqa: BLE001 - reported like a failing statement

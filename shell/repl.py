@@ -30,6 +30,7 @@ PROMPT = "Flink SQL> "
 CONTINUATION = "> "
 CLIENT_COMMANDS = ("quit", "exit", "help", "clear", "\\q", "\\h")
 DIALECT_READY = threading.Event()
+WARMUP_IDLE_S = float(os.environ.get("SQLENGINE_WARMUP_IDLE_S", "2"))  # prompt idle before the warm-up
 
 HELP = """The following commands are available:
 
@@ -121,12 +122,16 @@ class Shell:
                 return 1
         while True:
             self._report_jobs()
+            idle = self._arm_warmup()
             try:
                 text = prompt.prompt(PROMPT)
             except KeyboardInterrupt:
                 continue
             except EOFError:
                 break
+            finally:
+                if idle is not None:
+                    idle.cancel()
             if not self._run_text(text, interactive=True):
                 if self._quit:
                     break
@@ -137,6 +142,17 @@ class Shell:
         return 0
 
     _quit = False
+
+    def _arm_warmup(self):
+        """Start Spark's Python workers once the prompt has waited ``WARMUP_IDLE_S`` for input
+        (sqlengine/runtime/warmup.py); a statement typed sooner runs alone. The timer, or None."""
+        from sqlengine.runtime import warmup
+        if warmup._thread is not None or str(self.holder.conf.get(warmup.CONF, "true")).lower() == "false":
+            return None
+        timer = threading.Timer(WARMUP_IDLE_S, warmup.start_when_up)
+        timer.daemon = True
+        timer.start()
+        return timer
 
     def _prompt_session(self):
         from prompt_toolkit import PromptSession

@@ -1,6 +1,7 @@
 """The Python worker daemons a query needs are started in the background when the
 SparkSession starts (sqlengine/runtime/warmup.py), not on the first query's critical path;
-not for ``sqlengine -f`` scripts (no idle time to use), nor when switched off."""
+not for ``sqlengine -f`` scripts (no idle time to use), nor when switched off. (The shell
+starts them when its prompt is idle: tests/shell/test_warmup_idle.py.)"""
 from __future__ import annotations
 
 import json
