@@ -149,7 +149,7 @@ class Shell:
         from sqlengine.runtime import warmup
         if warmup._thread is not None or str(self.holder.conf.get(warmup.CONF, "true")).lower() == "false":
             return None
-        timer = threading.Timer(WARMUP_IDLE_S, warmup.start_when_up)
+        timer = threading.Timer(WARMUP_IDLE_S, warmup.start)
         timer.daemon = True
         timer.start()
         return timer

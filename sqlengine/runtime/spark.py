@@ -101,7 +101,10 @@ def get_spark(conf: Optional[dict[str, str]] = None):
     spark = builder.getOrCreate()
     _quiet_accumulator_server(spark.sparkContext)
     from sqlengine.runtime import warmup
-    warmup.start(spark) if warmup.AT_START and warmup.enabled(spark) else warmup.look_up_data_sources(spark)
+    if warmup.AT_START and warmup.enabled(spark):
+        warmup.start(spark)  # which looks up the Python data sources too
+    else:
+        warmup.look_up_data_sources(spark)
     if not ours:  # a JVM we did not start logs where it was told; keep it quiet
         spark.sparkContext.setLogLevel("ERROR")
     return spark

@@ -81,9 +81,9 @@ def enabled(spark) -> bool:
 def run(spark) -> None:
     """The warm-up job (blocking): the Python data sources looked up, the daemons started."""
     sc = spark.sparkContext
-    # Spark looks up pip-installed Python data sources once per JVM, in a process of its own.
-    spark._jsparkSession.sessionState().dataSourceManager().dataSourceExists("sqlengine")
     manager = spark._jsparkSession.sessionState().dataSourceManager()
+    # Spark looks up pip-installed Python data sources once per JVM, in a process of its own.
+    manager.dataSourceExists("sqlengine")
     if not manager.dataSourceExists(SOURCE_NAME):
         spark.dataSource.register(WarmupSource)
     tasks = max(1, min(sc.defaultParallelism, MAX_TASKS))
@@ -98,24 +98,15 @@ def run(spark) -> None:
         sc.setLocalProperty("spark.job.description", None)
 
 
-def start(spark) -> Optional[threading.Thread]:
-    """``run`` in a background thread (errors logged, never raised), once per process."""
-    global _thread
-    with _lock:
-        if _thread is not None:
-            return None
-        _thread = threading.Thread(target=_body, args=(spark,), name="sqlengine-warmup", daemon=True)
-    _thread.start()
-    return _thread
-
-
-def start_when_up() -> None:
-    """``start`` once the SparkSession is up (the shell's prompt: Spark may still be starting)."""
+def start(spark=None) -> None:
+    """``run`` in a background thread (errors logged, never raised), once per process.
+    Without ``spark`` (the shell's idle prompt: Spark may still be starting), once the
+    SparkSession is up."""
     global _thread
     with _lock:
         if _thread is not None:
             return
-        _thread = threading.Thread(target=_body, args=(None,), name="sqlengine-warmup", daemon=True)
+        _thread = threading.Thread(target=_body, args=(spark,), name="sqlengine-warmup", daemon=True)
     _thread.start()
 
 
