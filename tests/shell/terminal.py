@@ -100,6 +100,17 @@ class Terminal:
     def ctrl(self, key: str) -> None:
         self.child.sendcontrol(key)
 
+    def quit(self, timeout: float = 120) -> None:
+        """Ctrl-D at a prompt that reads keys. Typed while a statement runs, Ctrl-D would
+        meet the terminal in cooked mode, where the line discipline turns it into an
+        end-of-file no program sees as a key (the shell would never get it)."""
+        deadline = time.monotonic() + timeout
+        while not self.prompt_line().startswith("Flink SQL>"):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"no prompt within {timeout} s; the screen:\n{self.display()}")
+            self._pump(0.1)
+        self.ctrl("d")
+
     def tab(self) -> None:
         self.child.send("\t")
 
@@ -110,7 +121,7 @@ class Terminal:
         self.enter()
         return self.wait_for(then, timeout, since=start)
 
-    def wait_exit(self, timeout: float = 60) -> int:
+    def wait_exit(self, timeout: float = 180) -> int:
         deadline = time.monotonic() + timeout
         while self.child.isalive() and time.monotonic() < deadline:
             try:

@@ -137,7 +137,7 @@ def test_jobs_stop_with_savepoint_and_restore(term, tmp_path):
         term.settle(1)
     ids = sorted(json.loads(line)["id"] for f in out.glob("part-*") for line in f.read_text().splitlines())
     assert ids == list(range(1, 401)), "the restored job wrote the rest, nothing lost or twice"
-    term.ctrl("d")
+    term.quit()
     assert term.wait_exit() == 0
 
 
