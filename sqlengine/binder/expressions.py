@@ -7,6 +7,7 @@ do exist.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Callable, Optional
@@ -201,6 +202,32 @@ class ExprBinder:
         if -2 ** 63 <= v < 2 ** 63:
             return Lit(T.BIGINT(False), v)
         return Lit(T.DECIMAL(len(text), 0, False), Decimal(text))
+
+    def visit_UnicodeString(self, node: exp.UnicodeString) -> Expr:
+        """``U&'\\0041\\+01F600'`` [``UESCAPE '!'``]: a string with Unicode escapes (SQL
+        standard): the escape character then four hex digits, or ``+`` and six; doubled,
+        the escape character itself."""
+        escape = node.args.get("escape")
+        esc = escape.name if isinstance(escape, exp.Literal) else "\\"
+        text, out, i = node.this if isinstance(node.this, str) else node.name, [], 0
+        while i < len(text):
+            ch = text[i]
+            if ch != esc:
+                out.append(ch)
+                i += 1
+            elif text[i + 1:i + 2] == esc:
+                out.append(esc)
+                i += 2
+            else:
+                plus = text[i + 1:i + 2] == "+"
+                digits = text[i + 2:i + 8] if plus else text[i + 1:i + 5]
+                if not re.fullmatch(r"[0-9a-fA-F]{6}" if plus else r"[0-9a-fA-F]{4}", digits):
+                    raise self.error(f"Unicode escape sequence at position {i} of {text!r} is invalid: "
+                                     f"{esc} must be followed by four hex digits, + and six, or {esc}", node)
+                out.append(chr(int(digits, 16)))
+                i += 8 if plus else 5
+        value = "".join(out)
+        return Lit(T.CHAR(len(value), False), value)
 
     def visit_HexString(self, node: exp.HexString) -> Expr:
         """``X'41'``: a BINARY(n) literal of n bytes."""
@@ -503,7 +530,7 @@ class ExprBinder:
 def _json_options(null_handling: str, members: list[Expr]) -> Lit:
     """JSON_OBJECT / JSON_ARRAY's trailing literal: the null handling, then the positions of
     the members made by JSON_OBJECT or JSON_ARRAY, which nest as JSON, not as strings."""
-    raw = [str(i) for i, m in enumerate(members) if isinstance(m, Call) and m.name in ("JSON_OBJECT", "JSON_ARRAY")]
+    raw = [str(i) for i, m in enumerate(members) if isinstance(m, Call) and m.name in ("JSON_OBJECT", "JSON_ARRAY", "JSON")]
     return Lit(T.STRING(False), f"{null_handling};{','.join(raw)}")
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Optional
 
 from . import (aggregates, arrays, conditional, constructors, numeric, operators,  # noqa: F401
-               strings, strings_regex, temporal)
+               strings, strings_format, strings_regex, temporal)
 from .base import (AGGREGATES, SCALARS, AggregateFunction, Arg, LowerContext,
                    ScalarFunction)
 from .casts import cast_allowed, cast_error, coerce, lower_cast

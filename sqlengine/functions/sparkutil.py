@@ -7,7 +7,8 @@ here convert between the two views and apply Flink's fractional-second precision
 """
 from __future__ import annotations
 
-from typing import Any
+import functools
+from typing import Any, Optional
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
@@ -85,3 +86,21 @@ def any_null(cols: list[Column]) -> Column:
 def java_string_literal(s: str) -> str:
     """Escape a Python string for use inside a Java regex replacement (literal text)."""
     return s.replace("\\", "\\\\").replace("$", "\\$")
+
+
+@functools.lru_cache(maxsize=1024)
+def java_regex_groups(pattern: str) -> Optional[int]:
+    """The capturing groups of ``pattern`` as Java's regex (which Spark runs) compiles it;
+    None when it does not compile. Asked of the driver's JVM at planning time."""
+    from pyspark import SparkContext
+    sc = SparkContext._active_spark_context
+    if sc is None:
+        import re
+        try:
+            return re.compile(pattern).groups
+        except re.error:
+            return None
+    try:
+        return sc._jvm.java.util.regex.Pattern.compile(pattern).matcher("").groupCount()
+    except Exception:  # noqa: BLE001 - Py4JJavaError: PatternSyntaxException
+        return None

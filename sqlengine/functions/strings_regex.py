@@ -1,5 +1,11 @@
 """Regular-expression, hashing, encoding, URL and JSON string functions.
 
+REGEXP_COUNT, REGEXP_INSTR, REGEXP_SUBSTR and REGEXP_EXTRACT_ALL return NULL for a
+pattern Java cannot compile (Spark fails the query) and REGEXP_EXTRACT_ALL for a group
+the pattern does not have (its default group is 1, so a pattern without groups gives
+NULL). JSON_QUOTE escapes ``/`` and every non-ASCII character (``\\uXXXX``) as Flink
+does; JSON_UNQUOTE unquotes a valid JSON string literal and returns anything else as it is.
+
 Flink's REGEXP_EXTRACT returns NULL when nothing matches (Spark returns '') and
 when the group index exceeds the pattern's groups (Spark throws); REGEXP_REPLACE
 takes the replacement literally (Matcher.quoteReplacement), while Spark expands
@@ -12,9 +18,10 @@ from typing import Optional
 
 from pyspark.sql import functions as F
 
-from sqlengine.types import BOOLEAN, STRING as STRING_T, VARCHAR, DataType
+from sqlengine.types import ARRAY, BOOLEAN, INT, STRING as STRING_T, VARCHAR, DataType
 
 from .base import ANY, BINARY, INTEGER, STRING, STRING_OR_BINARY, Arg, any_nullable, check, scalar
+from .sparkutil import java_regex_groups, null_of
 from .strings import escaped_replacement
 
 
@@ -66,6 +73,66 @@ def _regexp_infer(name: str, args: list[Arg]) -> DataType:
 @scalar("REGEXP", infer=_regexp_infer)
 def _regexp(cols, args, result, ctx):
     return F.when(cols[1] == "", F.lit(False)).otherwise(F.rlike(cols[0], cols[1]))
+
+
+def _invalid_pattern(arg: Arg) -> bool:
+    """A constant pattern Java's regex cannot compile (Flink's functions then give NULL)."""
+    return arg.literal and arg.value is not None and java_regex_groups(str(arg.value)) is None
+
+
+def _regexp_int_infer(name: str, args: list[Arg]) -> DataType:
+    check(name, args, [STRING, STRING])
+    return INT(any_nullable(args) or _invalid_pattern(args[1]))
+
+
+@scalar("REGEXP_COUNT", infer=_regexp_int_infer)
+def _regexp_count(cols, args, result, ctx):
+    if _invalid_pattern(args[1]):
+        return null_of(result)
+    return F.regexp_count(cols[0], cols[1]).cast("int")
+
+
+@scalar("REGEXP_INSTR", infer=_regexp_int_infer)
+def _regexp_instr(cols, args, result, ctx):
+    if _invalid_pattern(args[1]):
+        return null_of(result)
+    return F.regexp_instr(cols[0], cols[1]).cast("int")
+
+
+def _regexp_substr_infer(name: str, args: list[Arg]) -> DataType:
+    check(name, args, [STRING, STRING])
+    return STRING_T(True)
+
+
+@scalar("REGEXP_SUBSTR", infer=_regexp_substr_infer)
+def _regexp_substr(cols, args, result, ctx):
+    if _invalid_pattern(args[1]):
+        return null_of(result)
+    # Spark's regexp_substr gives NULL for an empty match; Flink the empty string.
+    return F.when(F.rlike(cols[0], cols[1]), F.call_function("regexp_extract", cols[0], cols[1], F.lit(0)))
+
+
+def _regexp_extract_all_infer(name: str, args: list[Arg]) -> DataType:
+    check(name, args, [STRING, STRING], [STRING, STRING, INTEGER])
+    return ARRAY(STRING_T(True), nullable=True)
+
+
+@scalar("REGEXP_EXTRACT_ALL", infer=_regexp_extract_all_infer)
+def _regexp_extract_all(cols, args, result, ctx):
+    """Every match's group (1 unless given); NULL for a group the pattern lacks."""
+    group = cols[2].cast("int") if len(cols) == 3 else F.lit(1)
+    if args[1].literal and args[1].value is not None:
+        groups = java_regex_groups(str(args[1].value))
+        if groups is None:
+            return null_of(result)
+        if len(args) == 2 or args[2].literal:
+            wanted = args[2].value if len(args) == 3 else 1
+            if wanted is None or not 0 <= int(wanted) <= groups:
+                return null_of(result)
+        else:
+            return F.when((group >= 0) & (group <= groups),
+                          F.regexp_extract_all(cols[0], cols[1], group))
+    return F.when(group >= 0, F.regexp_extract_all(cols[0], cols[1], group))
 
 
 # -- hashes / encodings ---------------------------------------------------------------
@@ -319,6 +386,59 @@ def _json_array(cols, args, result, ctx):
     if null_on_null:
         items = [F.coalesce(i, F.lit("null")) for i in items]
     return F.concat(F.lit("["), F.concat_ws(",", *items) if items else F.lit(""), F.lit("]"))
+
+
+def _json_quote_infer(name: str, args: list[Arg]) -> DataType:
+    check(name, args, [STRING])
+    return STRING_T(any_nullable(args))
+
+
+_JSON_ESCAPES = (("\\", "\\\\"), ('"', '\\"'), ("/", "\\/"), ("\b", "\\b"), ("\f", "\\f"),
+                 ("\n", "\\n"), ("\r", "\\r"), ("\t", "\\t"))
+
+
+@scalar("JSON_QUOTE", infer=_json_quote_infer)
+def _json_quote(cols, args, result, ctx):
+    """``"..."`` with Flink's escapes: ``\\ " / \\b \\f \\n \\r \\t``, and each non-ASCII
+    character as ``\\u`` and its code point in (at least four) lower-case hex digits, a
+    character beyond the BMP followed by its low surrogate's (as Flink 2.3 prints it)."""
+    s = cols[0]
+    for raw, escaped in _JSON_ESCAPES:
+        s = F.replace(s, F.lit(raw), F.lit(escaped))
+
+    def char(c):
+        cp = F.ascii(c).cast("long")  # the code point of the (only) character
+        low = F.lit(0xDC00) + (cp - 0x10000).bitwiseAND(0x3FF)
+        digits = F.lower(F.hex(cp))
+        digits = F.concat(F.repeat(F.lit("0"), F.greatest(F.lit(0), 4 - F.length(digits))), digits)
+        escaped = F.concat(F.lit("\\u"), digits)
+        escaped = F.when(cp > 0xFFFF, F.concat(escaped, F.lit("\\u"), F.lower(F.hex(low)))).otherwise(escaped)
+        return F.when(cp > 127, escaped).otherwise(c)
+
+    chars = F.transform(F.sequence(F.lit(1), F.length(s)), lambda i: s.substr(i, F.lit(1)))
+    non_ascii = F.array_join(F.transform(chars, char), "")
+    quoted = F.when(s.rlike("[^\\x00-\\x7F]"), non_ascii).otherwise(s)
+    return F.concat(F.lit('"'), quoted, F.lit('"'))
+
+
+# A whole JSON string literal: no raw control character, only JSON's escapes.
+_JSON_STRING = r'^"(?:[^"\\\x00-\x1F]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"$'
+
+
+@scalar("JSON_UNQUOTE", infer=_json_quote_infer)
+def _json_unquote(cols, args, result, ctx):
+    s = cols[0]
+    unquoted = F.from_json(F.concat(F.lit("["), s, F.lit("]")), "array<string>")[0]
+    return F.when(s.rlike(_JSON_STRING), unquoted).otherwise(s)
+
+
+def _json_infer(name: str, args: list[Arg]) -> DataType:
+    check(name, args, [STRING])
+    return STRING_T(any_nullable(args))
+
+
+# JSON(text): a value JSON_OBJECT / JSON_ARRAY nest as JSON rather than as a string.
+scalar("JSON", infer=_json_infer)(lambda cols, args, r, ctx: cols[0])
 
 
 def _is_json_infer(name: str, args: list[Arg]) -> DataType:

@@ -29,6 +29,10 @@ _DEFAULTS = {
     # The operator DAG decides the exchanges; AQE would rewrite them.
     "spark.sql.adaptive.enabled": "false",
     "spark.sql.ansi.enabled": "false",
+    # Flink SQL has no lateral column aliases; Spark's would resolve a column referenced
+    # inside a lambda (MAP_UNION's, ARRAY_REMOVE's) to a same-named output column
+    # of the projection being built (all named f0, f1, ... by the lowering).
+    "spark.sql.lateralColumnAlias.enableImplicitResolution": "false",
     "spark.sql.streaming.forceDeleteTempCheckpointLocation": "true",
     # A driver out of memory exits (reported as a dead driver) instead of limping on.
     # HotSpot never compiles a method of more than 8,000 bytes of bytecode

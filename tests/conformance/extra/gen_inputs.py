@@ -409,6 +409,22 @@ def temporal_join_versioned_view():
     write("temporal_join_versioned_view", "orders.jsonl", orders)
 
 
+@case
+def functions_collections_regex():
+    r = random.Random(136)
+    words = ["ab12", "x", "a1b22c333", "hello world", "日本語x", 'q"u/o\\te', "tab\tnl\n", ""]
+    ips = ["192.168.1.1", "10.0.0.255", "1.2.3", "256.1.1.1", "x", "", "0.0.0.0"]
+    rows = []
+    for i in range(24):
+        def arr():
+            return None if r.random() < 0.1 else [r.choice([1, 2, 3, 5, 8, None]) for _ in range(r.randint(0, 5))]
+        rows.append({"id": i, "a": arr(), "b": arr(), "s": r.choice(words + [None]),
+                     "ip": r.choice(ips + [None]), "n": r.choice([0, 1, 255, 3232235777, -1, 4294967296, None]),
+                     "k": r.randint(-3, 6), "d": r.choice([1.5, 0.25, -2.0, None]),
+                     "m1": {"a": r.randint(1, 9), "b": r.randint(1, 9)},
+                     "m2": r.choice([{"b": 0}, {"c": 7, "a": 1}, {}, None])})
+    write("functions_collections_regex", "vals.jsonl", rows)
+
 
 def main(argv: list[str]) -> None:
     names = argv or sorted(GEN)
