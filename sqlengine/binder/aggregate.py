@@ -32,6 +32,8 @@ def _fname(node: exp.Expression) -> Optional[str]:
 def _is_agg(node: exp.Expression) -> bool:
     if isinstance(node, exp.Filter):
         return True
+    if isinstance(node, (exp.IgnoreNulls, exp.RespectNulls)):
+        return _is_agg(node.this)
     name = _fname(node)
     return name is not None and lookup_aggregate(name) is not None and lookup_scalar(name) is None
 

@@ -481,6 +481,11 @@ class ExprBinder:
     def visit_Filter(self, node: exp.Filter) -> Expr:
         return self.aggregate(node)
 
+    def visit_IgnoreNulls(self, node) -> Expr:
+        return self.aggregate(node)
+
+    visit_RespectNulls = visit_IgnoreNulls
+
     def visit_Window(self, node) -> Expr:
         raise UnsupportedError("OVER windows are not supported yet", self.span(node))
 
@@ -544,6 +549,10 @@ def _is_boolean_expr(node: exp.Expression) -> bool:
     return isinstance(node, (exp.GT, exp.GTE, exp.LT, exp.LTE, exp.EQ, exp.NEQ, exp.And, exp.Or, exp.Not))
 
 
+# Aggregates taking IGNORE NULLS / RESPECT NULLS (the default): the aggregate that ignores them.
+NULL_TREATMENT = {"ARRAY_AGG": "ARRAY_AGG IGNORE NULLS"}
+
+
 def bind_aggregate_call(binder: ExprBinder, node: exp.Expression):
     """Resolve an aggregate call node (with DISTINCT / FILTER) into its parts."""
     from sqlengine.plan.nodes import AggCall
@@ -552,6 +561,10 @@ def bind_aggregate_call(binder: ExprBinder, node: exp.Expression):
     if isinstance(node, exp.Filter):
         filt = binder.bind(node.expression.this)
         node = node.this
+    # ``agg(x IGNORE NULLS)``: sqlglot wraps the call, or (under FILTER) its argument.
+    nulls = None
+    if isinstance(node, (exp.IgnoreNulls, exp.RespectNulls)):
+        nulls, node = type(node), node.this
     if isinstance(node, exp.Anonymous):
         name, raw = node.name.upper(), list(node.expressions)
     else:
@@ -562,8 +575,15 @@ def bind_aggregate_call(binder: ExprBinder, node: exp.Expression):
     if raw and isinstance(raw[0], exp.Distinct):
         distinct = True
         raw = list(raw[0].expressions) + raw[1:]
+    if raw and isinstance(raw[0], (exp.IgnoreNulls, exp.RespectNulls)):
+        nulls, raw = type(raw[0]), [raw[0].this] + raw[1:]
     if raw and isinstance(raw[0], exp.Star):
         raw = []
+    if nulls is not None:
+        if name not in NULL_TREATMENT:
+            raise binder.error(f"{'IGNORE' if nulls is exp.IgnoreNulls else 'RESPECT'} NULLS is not "
+                               f"supported by {name}", node)
+        name = NULL_TREATMENT[name] if nulls is exp.IgnoreNulls else name
     fn = lookup_aggregate(name)
     if fn is None:
         raise binder.error(f"Unknown aggregate function {name}", node)

@@ -15,9 +15,9 @@ from pyspark.sql import functions as F
 from pyspark.sql.window import WindowSpec
 
 from sqlengine.errors import ValidationError
-from sqlengine.types import BIGINT, BOOLEAN, DECIMAL, DataType, STRING as STRING_T
+from sqlengine.types import ARRAY, BIGINT, BOOLEAN, DECIMAL, DOUBLE, DataType, STRING as STRING_T
 
-from .base import (ANY, BOOL, COMPARABLE, NUMERIC, STRING, AggregateFunction, Arg, Form,
+from .base import (ANY, BOOL, COMPARABLE, INTEGER, NUMERIC, STRING, AggregateFunction, Arg, Form,
                    LowerContext, arity_error, check, register_aggregate)
 from .sparkutil import idiv, null_of
 from .typeinfer import MAX_PRECISION
@@ -222,3 +222,56 @@ aggregate("BOOL_AND", "EVERY", infer=_bool_infer)(
     lambda cols, args, result, distinct, filter, w: w(F.bool_and(_masked(cols[0], filter))))
 aggregate("BOOL_OR", "SOME", infer=_bool_infer)(
     lambda cols, args, result, distinct, filter, w: w(F.bool_or(_masked(cols[0], filter))))
+
+
+# -- ARRAY_AGG / PERCENTILE --------------------------------------------------------------------
+def _array_agg_infer(name: str, args: list[Arg], distinct: bool) -> DataType:
+    _one_of(name, args, [ANY])
+    return ARRAY(args[0].type.with_nullable(True), nullable=True)
+
+
+def _array_agg(ignore_nulls: bool):
+    """The values in arrival order (Flink keeps NULLs unless IGNORE NULLS); NULL when
+    there is none. Each value travels in a struct: Spark's collect_list skips NULLs."""
+
+    def lower(cols, args, result, distinct, filter, w):
+        keep = cols[0].isNotNull() if ignore_nulls else None
+        if filter is not None:
+            keep = filter if keep is None else filter & keep
+        boxed = F.struct(cols[0].alias("v"))
+        boxed = boxed if keep is None else F.when(keep, boxed)
+        items = w(F.collect_set(boxed)) if distinct else w(F.collect_list(boxed))
+        return F.when(F.size(items) > 0, F.transform(items, lambda b: b["v"]))
+
+    return lower
+
+
+aggregate("ARRAY_AGG", infer=_array_agg_infer)(_array_agg(False))
+aggregate("ARRAY_AGG IGNORE NULLS", infer=_array_agg_infer)(_array_agg(True))
+
+
+def _percentile_infer(name: str, args: list[Arg], distinct: bool) -> DataType:
+    if len(args) not in (2, 3):
+        raise arity_error(name, 2, 3, len(args))
+    _one_of(name, args[:1], [NUMERIC])
+    if len(args) == 3:
+        _one_of(name, args[2:], [INTEGER])
+    p = args[1]
+    many = p.type.root == "ARRAY"
+    if not p.literal and not many or many and not p.type.element.is_numeric or not many and not p.type.is_numeric:
+        raise ValidationError("Invalid function call:\nPERCENTILE: the percentage must be a numeric literal "
+                              "or an ARRAY of them, between 0.0 and 1.0")
+    values = p.value if many and isinstance(p.value, (list, tuple)) else [p.value] if not many else []
+    if any(v is None or not 0 <= float(v) <= 1 for v in values):
+        raise ValidationError("Invalid function call:\nPERCENTILE: the percentage must be between 0.0 and 1.0")
+    return ARRAY(DOUBLE(True), nullable=True) if many else DOUBLE(True)
+
+
+@aggregate("PERCENTILE", infer=_percentile_infer)
+def _percentile(cols, args, result, distinct, filter, w):
+    """The exact percentile, linearly interpolated between the two nearest values
+    (Flink's and Spark's definition); the optional third argument weighs each value."""
+    values = _masked(cols[0].cast("double"), filter)
+    frequency = cols[2].cast("long") if len(cols) == 3 else F.lit(1)
+    percentage = cols[1].cast("array<double>" if args[1].type.root == "ARRAY" else "double")
+    return w(F.percentile(values, percentage, frequency))

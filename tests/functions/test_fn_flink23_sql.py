@@ -200,3 +200,40 @@ def _plain(value):
 def test_value_as_in_flink(row, i):
     expr, want = FLINK_2_3[i]
     assert _plain(row[i]) == want, expr
+
+
+VALUES = ("SELECT * FROM (VALUES (1, 3), (1, CAST(NULL AS INT)), (1, 1), (2, 5), (2, 5), "
+          "(3, CAST(NULL AS INT))) AS t(k, x)")
+# Per query: Flink 2.3.0's rows (batch; the streaming changelog ends in the same rows).
+AGGREGATES_FLINK_2_3 = [
+    ("SELECT k, CAST(ARRAY_AGG(x) AS STRING) FROM v GROUP BY k",
+     [(1, "[3, NULL, 1]"), (2, "[5, 5]"), (3, "[NULL]")]),
+    ("SELECT k, CAST(ARRAY_AGG(DISTINCT x) AS STRING) FROM v GROUP BY k",
+     [(1, "[NULL, 1, 3]"), (2, "[5]"), (3, "[NULL]")]),
+    ("SELECT k, CAST(ARRAY_AGG(x IGNORE NULLS) AS STRING) FROM v GROUP BY k",
+     [(1, "[3, 1]"), (2, "[5, 5]"), (3, None)]),
+    ("SELECT k, CAST(ARRAY_AGG(x RESPECT NULLS) AS STRING) FROM v GROUP BY k",
+     [(1, "[3, NULL, 1]"), (2, "[5, 5]"), (3, "[NULL]")]),
+    ("SELECT k, CAST(ARRAY_AGG(x) FILTER (WHERE x > 1) AS STRING) FROM v GROUP BY k",
+     [(1, "[3]"), (2, "[5, 5]"), (3, None)]),
+    ("SELECT k, PERCENTILE(x, 0.5) FROM v GROUP BY k", [(1, 2.0), (2, 5.0), (3, None)]),
+    ("SELECT PERCENTILE(x, 0.25), PERCENTILE(x, 0.9), PERCENTILE(CAST(x AS DOUBLE), 1.0), "
+     "PERCENTILE(x, 0.5, 2) FROM v", [(2.5, 5.0, 5.0, 4.0)]),
+    ("SELECT CAST(PERCENTILE(x, ARRAY[0.1, 0.5, 1.0]) AS STRING) FROM v", [("[1.6, 4.0, 5.0]",)]),
+]
+
+
+@pytest.mark.parametrize("mode", ["batch", "streaming"])
+def test_aggregates_as_in_flink(spark, mode):
+    session = Session({"execution.runtime-mode": mode}, spark=spark)
+    session.execute_sql(f"CREATE TEMPORARY VIEW v AS {VALUES}")
+    for query, want in AGGREGATES_FLINK_2_3:
+        got = sorted((tuple(r) for r in session.execute_sql(query).collect()), key=repr)
+        assert got == sorted(want, key=repr), query
+
+
+def test_percentile_outside_0_1_is_a_validation_error(spark):
+    session = Session({"execution.runtime-mode": "batch"}, spark=spark)
+    session.execute_sql(f"CREATE TEMPORARY VIEW v AS {VALUES}")
+    with pytest.raises(Exception, match="between 0.0 and 1.0"):
+        session.execute_sql("SELECT PERCENTILE(x, 1.5) FROM v")
