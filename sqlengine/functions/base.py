@@ -36,6 +36,9 @@ class LowerContext:
 
     local_time_zone: str = "UTC"  # table.local-time-zone
     streaming: bool = True
+    # The watermark (ms) of the operator's input before the epoch being lowered: what
+    # CURRENT_WATERMARK returns (None: batch, or no watermark yet).
+    current_watermark: Optional[int] = None
 
 
 class ScalarFunction:

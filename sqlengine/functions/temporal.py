@@ -19,7 +19,7 @@ from sqlengine.types import (BIGINT, DATE as DATE_T, INT, STRING as STRING_T, TI
 from .base import (DATETIME, INTERVAL, NUMERIC, STRING, Arg, Family, LowerContext, any_nullable,
                    check, literal_value, scalar)
 from .datetime_format import to_spark_pattern
-from .sparkutil import (LONG_MIN, MILLIS_PER_DAY, from_wall_clock, idiv, millis_of_day,
+from .sparkutil import (LONG_MIN, MILLIS_PER_DAY, from_wall_clock, idiv, millis_of_day, null_of,
                         to_wall_clock, truncate_precision)
 from .temporal_arith import shift
 
@@ -396,3 +396,24 @@ scalar("CURRENT_DATE", infer=_const_infer(DATE_T(False)))(
 scalar("CURRENT_TIME", "LOCALTIME", infer=_const_infer(TIME_T(0, False)))(
     lambda cols, args, r, ctx: (lambda ms: ms - F.pmod(ms, F.lit(1000)))(
         millis_of_day(to_wall_clock(_now(ctx), LTZ_T(3), ctx.local_time_zone))).cast("int"))
+
+
+# -- CURRENT_WATERMARK(rowtime) -------------------------------------------------------------
+def _current_watermark_infer(name: str, args: list[Arg]) -> DataType:
+    if len(args) != 1 or args[0].type.time_attr != "ROWTIME":
+        shown = args[0].type.sql(False) if len(args) == 1 else f"{len(args)} arguments"
+        raise ValidationError(f"Invalid function call:\nCURRENT_WATERMARK() must be called with a single "
+                              f"rowtime attribute argument, but '{shown}' cannot be a time attribute.")
+    t = args[0].type
+    return DataType(t.root, True, precision=3)
+
+
+@scalar("CURRENT_WATERMARK", infer=_current_watermark_infer)
+def _current_watermark(cols, args, result, ctx):
+    """The watermark of the operator's input when the row is processed: in an epoch, the
+    one before the epoch's rows (a row behind it is late); NULL before the first
+    watermark and in batch mode, as in Flink."""
+    wm = ctx.current_watermark
+    if wm is None or not -(1 << 61) < wm < (1 << 61):
+        return null_of(result)
+    return F.timestamp_millis(F.lit(wm))
