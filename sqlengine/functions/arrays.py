@@ -228,6 +228,7 @@ def _map_union_infer(name: str, args: list[Arg]) -> DataType:
 def _map_union(cols, args, result, ctx):
     target = result.with_nullable(True)
     entries = F.concat(*[F.map_entries(coerce(c, a.type, target, ctx)) for c, a in zip(cols, args)])
-    last = F.filter(entries, lambda e, i: ~F.exists(F.slice(entries, i + 2, F.greatest(F.size(entries), F.lit(1))),
+    # an entry stays unless a later one has its key
+    last = F.filter(entries, lambda e, i: ~F.exists(F.slice(entries, i + 2, F.size(entries)),
                                                     lambda x: x["key"] == e["key"]))
     return F.map_from_entries(last)

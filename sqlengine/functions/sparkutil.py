@@ -88,19 +88,26 @@ def java_string_literal(s: str) -> str:
     return s.replace("\\", "\\\\").replace("$", "\\$")
 
 
+def driver_jvm():
+    """The driver JVM's Py4J view, or None before a SparkContext runs (planning-time
+    questions only Java can answer: is this a valid regex, a valid format)."""
+    from pyspark import SparkContext
+    sc = SparkContext._active_spark_context
+    return None if sc is None else sc._jvm
+
+
 @functools.lru_cache(maxsize=1024)
 def java_regex_groups(pattern: str) -> Optional[int]:
     """The capturing groups of ``pattern`` as Java's regex (which Spark runs) compiles it;
     None when it does not compile. Asked of the driver's JVM at planning time."""
-    from pyspark import SparkContext
-    sc = SparkContext._active_spark_context
-    if sc is None:
+    jvm = driver_jvm()
+    if jvm is None:
         import re
         try:
             return re.compile(pattern).groups
         except re.error:
             return None
     try:
-        return sc._jvm.java.util.regex.Pattern.compile(pattern).matcher("").groupCount()
+        return jvm.java.util.regex.Pattern.compile(pattern).matcher("").groupCount()
     except Exception:  # noqa: BLE001 - Py4JJavaError: PatternSyntaxException
         return None

@@ -21,8 +21,8 @@ from pyspark.sql import functions as F
 from sqlengine.errors import ValidationError
 from sqlengine.types import BIGINT, STRING as STRING_T, DataType
 
-from .base import INTEGER, STRING, Arg, any_nullable, arity_error, check, scalar
-from .sparkutil import null_of
+from .base import INTEGER, STRING, Arg, arity_error, check, scalar
+from .sparkutil import driver_jvm, null_of
 from .typeinfer import require_common
 
 # -- PRINTF --------------------------------------------------------------------------------
@@ -81,12 +81,12 @@ def _java_accepts(fmt: str, n: int) -> bool:
     """Whether Java formats ``fmt`` with ``n`` NULL arguments (its syntax and argument
     count, independent of the values' types)."""
     from pyspark import SparkContext
-    sc = SparkContext._active_spark_context
-    if sc is None:
+    jvm = driver_jvm()
+    if jvm is None:
         return True
     try:
-        array = sc._gateway.new_array(sc._jvm.java.lang.Object, n)
-        sc._jvm.java.lang.String.format(sc._jvm.java.util.Locale.US, fmt, array)
+        array = SparkContext._gateway.new_array(jvm.java.lang.Object, n)
+        jvm.java.lang.String.format(jvm.java.util.Locale.US, fmt, array)
         return True
     except Exception:  # noqa: BLE001 - Py4JJavaError: an IllegalFormatException
         return False

@@ -13,9 +13,6 @@ takes the replacement literally (Matcher.quoteReplacement), while Spark expands
 """
 from __future__ import annotations
 
-import re
-from typing import Optional
-
 from pyspark.sql import functions as F
 
 from sqlengine.types import ARRAY, BOOLEAN, INT, STRING as STRING_T, VARCHAR, DataType
@@ -29,14 +26,6 @@ def _string_result(args: list[Arg]) -> DataType:
     return STRING_T(any_nullable(args))
 
 
-def _group_count(pattern: str) -> Optional[int]:
-    """Number of capturing groups, when Python's regex dialect can tell (Java is close)."""
-    try:
-        return re.compile(pattern).groups
-    except re.error:
-        return None
-
-
 def _regexp_extract_infer(name: str, args: list[Arg]) -> DataType:
     check(name, args, [STRING, STRING], [STRING, STRING, INTEGER])
     return STRING_T(True)
@@ -48,7 +37,7 @@ def _regexp_extract(cols, args, result, ctx):
     group = cols[2].cast("int") if len(cols) == 3 else F.lit(0)
     if args[1].literal and args[1].value is not None and (len(args) == 2 or args[2].literal):
         wanted = args[2].value if len(args) == 3 else 0
-        groups = _group_count(str(args[1].value))
+        groups = java_regex_groups(str(args[1].value))
         if wanted is None or wanted < 0 or groups is not None and wanted > groups:
             return F.lit(None).cast("string")
     extracted = F.call_function("regexp_extract", s, pattern, group)
