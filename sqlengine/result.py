@@ -325,7 +325,7 @@ def _cell(v: Any, t: Any = None) -> Optional[str]:
         return "(" + ", ".join(_cell(x, ft) or "NULL" for x, ft in zip(v, fields)) + ")"
     if isinstance(v, dict):
         key, value = getattr(t, "key", None), getattr(t, "value", None)
-        return "{" + ", ".join(f"{_cell(k, key)}={_cell(x, value)}" for k, x in v.items()) + "}"
+        return "{" + ", ".join(f"{_cell(k, key)}={_cell(x, value) or 'NULL'}" for k, x in v.items()) + "}"
     return str(v)
 
 

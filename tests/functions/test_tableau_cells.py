@@ -33,6 +33,7 @@ def test_nested_values_use_their_element_types():
     assert _cell([TS, None], T.DataType("ARRAY", element=T.TIMESTAMP(1))) == "[2020-04-15 08:05:00.1, NULL]"
     assert _cell({"k": TS}, T.DataType("MAP", key=T.STRING(), value=T.TIMESTAMP(0))) == \
         "{k=2020-04-15 08:05:00}"
+    assert _cell({"a": 2, "z": None}, T.DataType("MAP", key=T.STRING(), value=T.INT())) == "{a=2, z=NULL}"
     assert _cell(True, T.BOOLEAN()) == "TRUE"
 
 
