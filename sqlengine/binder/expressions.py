@@ -408,24 +408,35 @@ class ExprBinder:
     def json_call(self, name: str, args: list[exp.Expression], node: exp.Expression) -> Expr:
         """The SQL/JSON functions with their clauses (dialect/parser.py ``_parse_json_call``):
         RETURNING casts JSON_VALUE's text (NULL where it does not convert); the wrapper of
-        JSON_QUERY and the null handling of JSON_ARRAY go to the function as a trailing
-        string literal. ON EMPTY / ON ERROR: only the defaults (NULL; FALSE for JSON_EXISTS)."""
+        JSON_QUERY, the null handling of JSON_ARRAY and the ON EMPTY / ON ERROR behaviours
+        go to the function as trailing string literals (``EMPTY=DEFAULT;ERROR=NULL``),
+        followed for JSON_VALUE by the two DEFAULT values (NULL when not given)."""
         values = [a for a in args if not isinstance(a, (dn.JsonReturning, dn.JsonWrapper, dn.JsonBehavior))]
         returning = next((a for a in args if isinstance(a, dn.JsonReturning)), None)
         wrapper = next((a for a in args if isinstance(a, dn.JsonWrapper)), None)
         null_on_null = "ABSENT ON NULL"
+        behaviors: dict[str, str] = {}
+        defaults: dict[str, Expr] = {}
         for b in (a for a in args if isinstance(a, dn.JsonBehavior)):
             behavior, on = b.name.upper(), b.args.get("on")
             if on == "NULL" and name == "JSON_ARRAY":
                 null_on_null = f"{behavior} ON NULL"
-            elif behavior != ("FALSE" if name == "JSON_EXISTS" else "NULL"):
-                raise UnsupportedError(f"{name}: {behavior} ON {on} is not supported", self.span(b))
+                continue
+            if behavior not in JSON_BEHAVIORS.get((name, on), ()):
+                raise self.error(f"{name} does not take {behavior} ON {on}", b)
+            behaviors[on] = behavior
+            if behavior == "DEFAULT":
+                defaults[on] = self.bind(b.expression)
         if name == "JSON_ARRAY":
             bound = [self.bind(v) for v in values]
             return self.call_bound(name, bound + [_json_options(null_on_null, bound)], node)
         bound = [self.bind(a) for a in values]
-        if wrapper is not None and name == "JSON_QUERY":
-            bound.append(Lit(T.STRING(False), wrapper.name.upper()))
+        if name == "JSON_QUERY" and (wrapper is not None or behaviors):
+            bound.append(Lit(T.STRING(False), wrapper.name.upper() if wrapper is not None else "WITHOUT ARRAY"))
+        if behaviors:
+            bound.append(Lit(T.STRING(False), ";".join(f"{on}={b}" for on, b in sorted(behaviors.items()))))
+            if name == "JSON_VALUE":
+                bound += [defaults.get(on, Lit(T.NULLTYPE(), None)) for on in ("EMPTY", "ERROR")]
         call = self.call_bound(name, bound, node)
         if returning is not None:
             target = to_flink(returning.this)
@@ -548,6 +559,14 @@ def to_arg(e: Expr) -> Arg:
 def _is_boolean_expr(node: exp.Expression) -> bool:
     return isinstance(node, (exp.GT, exp.GTE, exp.LT, exp.LTE, exp.EQ, exp.NEQ, exp.And, exp.Or, exp.Not))
 
+
+# The ON EMPTY / ON ERROR behaviours each SQL/JSON function takes (Flink 2.3).
+JSON_BEHAVIORS = {
+    ("JSON_VALUE", "EMPTY"): ("NULL", "ERROR", "DEFAULT"), ("JSON_VALUE", "ERROR"): ("NULL", "ERROR", "DEFAULT"),
+    ("JSON_QUERY", "EMPTY"): ("NULL", "ERROR", "EMPTY ARRAY", "EMPTY OBJECT"),
+    ("JSON_QUERY", "ERROR"): ("NULL", "ERROR", "EMPTY ARRAY", "EMPTY OBJECT"),
+    ("JSON_EXISTS", "ERROR"): ("TRUE", "FALSE", "UNKNOWN", "ERROR"),
+}
 
 # Aggregates taking IGNORE NULLS / RESPECT NULLS (the default): the aggregate that ignores them.
 NULL_TREATMENT = {"ARRAY_AGG": "ARRAY_AGG IGNORE NULLS"}

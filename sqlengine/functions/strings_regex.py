@@ -13,6 +13,8 @@ takes the replacement literally (Matcher.quoteReplacement), while Spark expands
 """
 from __future__ import annotations
 
+import re
+
 from pyspark.sql import functions as F
 
 from sqlengine.types import ARRAY, BOOLEAN, INT, STRING as STRING_T, VARCHAR, DataType
@@ -227,16 +229,77 @@ def _parse_url(cols, args, result, ctx):
 
 
 def _json_value_infer(name: str, args: list[Arg]) -> DataType:
-    check(name, args, [STRING, STRING])
+    check(name, args, [STRING, STRING], [STRING, STRING, STRING, ANY, ANY])
     return STRING_T(True)
 
 
 @scalar("JSON_VALUE", infer=_json_value_infer)
 def _json_value(cols, args, result, ctx):
-    """Scalar at a JSON path (lax mode, NULL ON EMPTY / NULL ON ERROR); objects -> NULL."""
-    found = F.call_function("get_json_object", cols[0], cols[1])
-    is_composite = found.startswith("{") | found.startswith("[")
-    return F.when(is_composite, F.lit(None).cast("string")).otherwise(found)
+    """The scalar at a JSON path. What is not there (lax mode; strict: an error), JSON
+    text that does not parse, and an object or array (strict mode; lax: NULL) take the
+    ON EMPTY / ON ERROR behaviour (NULL, DEFAULT v, ERROR; NULL unless given)."""
+    doc, (path, lax) = cols[0], _json_path(cols[1], args[1])
+    kinds = _json_behaviors(args, 2)
+    defaults = {"EMPTY": cols[3], "ERROR": cols[4]} if len(cols) == 5 else {}
+
+    def outcome(on: str):
+        return _json_outcome(kinds.get(on, "NULL"), defaults.get(on), "string", "JSON_VALUE", on, cols[1])
+
+    found = F.call_function("get_json_object", doc, path)
+    composite = found.startswith("{") | found.startswith("[")
+    null = F.lit(None).cast("string")
+    value = (_json_checked(doc, kinds, outcome("ERROR"))
+             .when(found.isNull(), _by_mode(lax, outcome("EMPTY"), outcome("ERROR")))
+             .when(composite, _by_mode(lax, null, outcome("ERROR")))
+             .otherwise(found))
+    return F.when(doc.isNotNull() & cols[1].isNotNull(), value)
+
+
+def _json_path(col, arg: Arg):
+    """(the path without its mode, whether the mode is lax): ``lax $.a`` / ``strict $.a``;
+    a path without a mode is strict (Flink 2.3 takes it so)."""
+    if arg.literal and arg.value is not None:
+        m = re.match(r"(?is)^\s*(lax|strict)\s+(.*)$", str(arg.value))
+        if m is None:
+            return F.lit(str(arg.value)), False
+        return F.lit(m.group(2)), m.group(1).lower() == "lax"
+    return F.regexp_replace(col, r"(?i)^\s*(lax|strict)\s+", ""), col.rlike(r"(?i)^\s*lax\s")
+
+
+def _by_mode(lax, if_lax, if_strict):
+    if isinstance(lax, bool):
+        return if_lax if lax else if_strict
+    return F.when(lax, if_lax).otherwise(if_strict)
+
+
+def _json_behaviors(args: list[Arg], i: int) -> dict[str, str]:
+    """The binder's ``EMPTY=...;ERROR=...`` literal at argument ``i`` (absent: none given)."""
+    if len(args) <= i:
+        return {}
+    return dict(item.split("=", 1) for item in str(args[i].value).split(";") if item)
+
+
+def _json_checked(doc, kinds: dict[str, str], on_error):
+    """A CASE that first sends text that is not JSON to ``on_error`` (only checked when
+    ON ERROR is not NULL: otherwise the path finds nothing in it, which gives NULL too)."""
+    if kinds.get("ERROR", "NULL") == "NULL":
+        return F.when(F.lit(False), on_error)
+    return F.when(~valid_json(doc), on_error)
+
+
+def _json_outcome(kind: str, default, spark_type: str, name: str, on: str, path):
+    if kind == "DEFAULT":
+        return default.cast(spark_type)
+    if kind == "ERROR":
+        reason = "no value at the path" if on == "EMPTY" else "not valid JSON, or no scalar at the path"
+        return F.raise_error(F.concat(F.lit(f"{name}: {reason} "), path, F.lit(f" (ERROR ON {on})"))).cast(spark_type)
+    return {"EMPTY ARRAY": F.lit("[]"), "EMPTY OBJECT": F.lit("{}"), "TRUE": F.lit(True),
+            "FALSE": F.lit(False)}.get(kind, F.lit(None)).cast(spark_type)
+
+
+def valid_json(doc):
+    """Whether ``doc`` is one JSON value (FALSE for NULL)."""
+    return F.coalesce(F.call_function("json_array_length", F.concat(F.lit("["), doc, F.lit("]"))) == 1, F.lit(False))
 
 
 # -- IS_ALPHA / IS_DIGIT / IS_DECIMAL ---------------------------------------------------
@@ -273,41 +336,58 @@ scalar("IS_DECIMAL", infer=_is_infer)(_is_lower(_DECIMAL, True))
 # kind of IS JSON. Text is Flink's: compact (the binder sorts JSON_OBJECT's literal keys, as
 # Flink writes them).
 def _json_query_infer(name: str, args: list[Arg]) -> DataType:
-    check(name, args, [STRING, STRING], [STRING, STRING, STRING])
+    check(name, args, [STRING, STRING], [STRING, STRING, STRING], [STRING, STRING, STRING, STRING])
     return STRING_T(True)
 
 
 @scalar("JSON_QUERY", infer=_json_query_infer)
 def _json_query(cols, args, result, ctx):
-    """The object or array at a path (lax mode, NULL ON EMPTY / ERROR); a scalar there is
-    NULL without a wrapper; WITH [UNCONDITIONAL] ARRAY WRAPPER wraps any value found,
-    WITH CONDITIONAL ARRAY WRAPPER all but an array."""
-    found = F.call_function("get_json_object", cols[0], cols[1])
+    """The object or array at a path; a scalar there is an error without a wrapper; WITH
+    [UNCONDITIONAL] ARRAY WRAPPER wraps any value found, WITH CONDITIONAL ARRAY WRAPPER
+    all but an array. Nothing there (lax; strict: an error), text that is not JSON and
+    errors take the ON EMPTY / ON ERROR behaviour (NULL, EMPTY ARRAY, EMPTY OBJECT, ERROR)."""
+    doc, (path, lax) = cols[0], _json_path(cols[1], args[1])
+    kinds = _json_behaviors(args, 3)
+
+    def outcome(on: str):
+        return _json_outcome(kinds.get(on, "NULL"), None, "string", "JSON_QUERY", on, cols[1])
+
+    found = F.call_function("get_json_object", doc, path)
     composite = found.startswith("{") | found.startswith("[")
     wrapper = args[2].value if len(args) > 2 else "WITHOUT ARRAY"
+    checked = (_json_checked(doc, kinds, outcome("ERROR"))
+               .when(found.isNull(), _by_mode(lax, outcome("EMPTY"), outcome("ERROR"))))
     if wrapper.startswith("WITHOUT"):
-        return F.when(composite, found)
-    # a scalar: Spark's get_json_object drops a string's quotes, so text that reads as a
-    # number or a boolean is taken for one (a JSON string "3" is wrapped as [3])
-    plain = found.rlike(r"^(-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?|true|false)$")
-    scalar_text = F.when(plain, found).otherwise(json_text(found, STRING_T()))
-    text = F.when(composite, found).otherwise(scalar_text)
-    wrap = F.concat(F.lit("["), text, F.lit("]"))
-    if "CONDITIONAL" in wrapper and "UNCONDITIONAL" not in wrapper:
-        return F.when(found.startswith("["), found).otherwise(wrap)
-    return wrap
+        value = checked.when(composite, found).otherwise(outcome("ERROR"))
+    else:
+        # a scalar: Spark's get_json_object drops a string's quotes, so text that reads as a
+        # number or a boolean is taken for one (a JSON string "3" is wrapped as [3])
+        plain = found.rlike(r"^(-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?|true|false)$")
+        scalar_text = F.when(plain, found).otherwise(json_text(found, STRING_T()))
+        text = F.when(composite, found).otherwise(scalar_text)
+        wrap = F.concat(F.lit("["), text, F.lit("]"))
+        if "CONDITIONAL" in wrapper and "UNCONDITIONAL" not in wrapper:
+            wrap = F.when(found.startswith("["), found).otherwise(wrap)
+        value = checked.otherwise(wrap)
+    return F.when(doc.isNotNull() & cols[1].isNotNull(), value)
 
 
 def _json_exists_infer(name: str, args: list[Arg]) -> DataType:
-    check(name, args, [STRING, STRING])
-    return BOOLEAN(any_nullable(args))
+    check(name, args, [STRING, STRING], [STRING, STRING, STRING])
+    return BOOLEAN(any_nullable(args) or len(args) > 2)
 
 
 @scalar("JSON_EXISTS", infer=_json_exists_infer)
 def _json_exists(cols, args, result, ctx):
-    """Whether a value (not JSON null) is at the path; FALSE for text that is not JSON."""
-    found = F.call_function("get_json_object", cols[0], cols[1])
-    return F.when(cols[0].isNotNull() & cols[1].isNotNull(), found.isNotNull())
+    """Whether a value (not JSON null) is at the path; text that is not JSON, and (strict
+    mode) a path that finds nothing, take the ON ERROR behaviour (FALSE unless given)."""
+    doc, (path, lax) = cols[0], _json_path(cols[1], args[1])
+    kinds = {"ERROR": "FALSE", **_json_behaviors(args, 2)}
+    on_error = _json_outcome(kinds["ERROR"], None, "boolean", "JSON_EXISTS", "ERROR", cols[1])
+    found = F.call_function("get_json_object", doc, path)
+    value = (F.when(~valid_json(doc), on_error) if kinds["ERROR"] != "FALSE" else F.when(F.lit(False), on_error)) \
+        .when(found.isNull(), _by_mode(lax, F.lit(False), on_error)).otherwise(F.lit(True))
+    return F.when(doc.isNotNull() & cols[1].isNotNull(), value)
 
 
 def _json_string_infer(name: str, args: list[Arg]) -> DataType:
@@ -440,7 +520,7 @@ def _is_json(cols, args, result, ctx):
     """``s IS JSON [VALUE | SCALAR | ARRAY | OBJECT]``: FALSE for NULL and invalid text."""
     kind = args[1].value
     s = cols[0]
-    valid = F.coalesce(F.call_function("json_array_length", F.concat(F.lit("["), s, F.lit("]"))) == 1, F.lit(False))
+    valid = valid_json(s)
     trimmed = F.ltrim(s)
     if kind == "OBJECT":
         return valid & trimmed.startswith("{")

@@ -178,6 +178,48 @@ FLINK_2_3 = [
     ("INET_ATON('+1.2.3.4')", None),
     ("INET_ATON('1.2.3.4 ')", None),
     ("INET_ATON('1.-2.3.4')", None),
+    # SQL/JSON: path modes (none is strict), ON EMPTY / ON ERROR behaviours
+    ('JSON_VALUE(\'{"a":1}\', \'$.b\' DEFAULT \'dflt\' ON EMPTY)', None),
+    ('JSON_VALUE(\'{"a":1}\', \'$.b\' RETURNING INT DEFAULT 7 ON EMPTY)', None),
+    ('JSON_VALUE(\'{"a":1}\', \'$.b\' NULL ON EMPTY)', None),
+    ("JSON_VALUE('not json', '$.b' DEFAULT 'e' ON ERROR)", 'e'),
+    ("JSON_VALUE('not json', '$.b' DEFAULT 'm' ON EMPTY DEFAULT 'e' ON ERROR)", 'e'),
+    ('JSON_VALUE(\'{"a":{"b":1}}\', \'$.a\' DEFAULT \'obj\' ON ERROR)', 'obj'),
+    ('JSON_VALUE(\'{"a":{"b":1}}\', \'$.a\' DEFAULT \'obj\' ON EMPTY)', None),
+    ('JSON_VALUE(\'{"a":null}\', \'$.a\' DEFAULT \'n\' ON EMPTY)', None),
+    ('JSON_QUERY(\'{"a":1}\', \'$.b\' EMPTY ARRAY ON EMPTY)', None),
+    ('JSON_QUERY(\'{"a":1}\', \'$.b\' EMPTY OBJECT ON EMPTY)', None),
+    ('JSON_QUERY(\'{"a":1}\', \'$.a\' EMPTY ARRAY ON ERROR)', '[]'),
+    ('JSON_QUERY(\'{"a":1}\', \'$.a\' NULL ON ERROR)', None),
+    ("JSON_QUERY('bad', '$.a' EMPTY OBJECT ON ERROR)", '{}'),
+    ('JSON_QUERY(\'{"a":1}\', \'$.b\' NULL ON EMPTY)', None),
+    ('JSON_EXISTS(\'{"a":1}\', \'$.a\' FALSE ON ERROR)', True),
+    ("JSON_EXISTS('bad', '$.a' TRUE ON ERROR)", True),
+    ("JSON_EXISTS('bad', '$.a' UNKNOWN ON ERROR)", None),
+    ("JSON_EXISTS('bad', 'strict $.a' FALSE ON ERROR)", False),
+    ('JSON_VALUE(\'{"a":1}\', \'strict $.b\' DEFAULT \'s\' ON ERROR)', 's'),
+    ('JSON_VALUE(\'{"a":1}\', \'lax $.b\' DEFAULT \'l\' ON EMPTY)', 'l'),
+    ('JSON_VALUE(\'{"a":1}\', \'$.b\' DEFAULT \'x\' ON ERROR)', 'x'),
+    ('JSON_VALUE(\'{"a":1}\', \'strict $.b\' DEFAULT \'x\' ON EMPTY)', None),
+    ('JSON_VALUE(\'{"a":null}\', \'lax $.a\' DEFAULT \'n\' ON EMPTY)', 'n'),
+    ('JSON_VALUE(\'{"a":null}\', \'strict $.a\' DEFAULT \'n\' ON ERROR)', 'n'),
+    ('JSON_VALUE(\'{"a":null}\', \'$.a\' DEFAULT \'n\' ON ERROR)', 'n'),
+    ('JSON_VALUE(\'{"a":[1]}\', \'lax $.a\' DEFAULT \'n\' ON ERROR)', None),
+    ('JSON_VALUE(\'{"a":1}\', \'lax $.a\' DEFAULT \'n\' ON EMPTY)', '1'),
+    ("JSON_VALUE(CAST(NULL AS STRING), '$.a' DEFAULT 'n' ON EMPTY)", None),
+    ("JSON_VALUE('', '$.a' DEFAULT 'n' ON ERROR)", 'n'),
+    ('JSON_VALUE(\'{"a":1}\', \'$.b\')', None),
+    ('JSON_QUERY(\'{"a":1}\', \'lax $.b\' EMPTY ARRAY ON EMPTY)', '[]'),
+    ('JSON_QUERY(\'{"a":1}\', \'$.b\' EMPTY ARRAY ON ERROR)', '[]'),
+    ('JSON_QUERY(\'{"a":null}\', \'lax $.a\' EMPTY OBJECT ON EMPTY)', '{}'),
+    ('JSON_EXISTS(\'{"a":1}\', \'$.b\' TRUE ON ERROR)', True),
+    ('JSON_EXISTS(\'{"a":1}\', \'lax $.b\' TRUE ON ERROR)', False),
+    ('JSON_VALUE(\'{"a":1}\', \'$.b\' ERROR ON EMPTY)', None),
+    ('JSON_VALUE(\'{"a":1}\', \'lax $.b\' RETURNING INT DEFAULT 5 ON EMPTY)', 5),
+    ('JSON_VALUE(\'{"a":1}\', \'lax $.a\')', '1'),
+    ('JSON_VALUE(\'{"a":1}\', \'strict $.a\')', '1'),
+    ('JSON_QUERY(\'{"a":[1]}\', \'lax $.a\')', '[1]'),
+    ('JSON_EXISTS(\'{"a":1}\', \'strict $.a\')', True),
 ]
 
 
@@ -237,3 +279,20 @@ def test_percentile_outside_0_1_is_a_validation_error(spark):
     session.execute_sql(f"CREATE TEMPORARY VIEW v AS {VALUES}")
     with pytest.raises(Exception, match="between 0.0 and 1.0"):
         session.execute_sql("SELECT PERCENTILE(x, 1.5) FROM v")
+
+
+@pytest.mark.parametrize("expr", ["JSON_VALUE('{\"a\":1}', 'lax $.b' ERROR ON EMPTY)",
+                                  "JSON_VALUE('{\"a\":1}', '$.b' ERROR ON ERROR)",
+                                  "JSON_QUERY('x', '$.a' ERROR ON ERROR)",
+                                  "JSON_EXISTS('x', '$.a' ERROR ON ERROR)"])
+def test_error_on_empty_or_error_fails_the_query(spark, expr):
+    """As in Flink 2.3, where each of these fails the job."""
+    session = Session({"execution.runtime-mode": "batch"}, spark=spark)
+    with pytest.raises(Exception, match=r"JSON_\w+: .*\(ERROR ON (EMPTY|ERROR)\)"):
+        session.execute_sql(f"SELECT {expr}").collect()
+
+
+def test_a_behaviour_the_function_does_not_take_is_a_validation_error(spark):
+    session = Session({"execution.runtime-mode": "batch"}, spark=spark)
+    with pytest.raises(Exception, match="JSON_VALUE does not take EMPTY ARRAY ON EMPTY"):
+        session.execute_sql("SELECT JSON_VALUE('{}', '$.a' EMPTY ARRAY ON EMPTY)")
