@@ -260,6 +260,8 @@ class ExprBinder:
         return self.bind(node.this)
 
     def visit_Interval(self, node: exp.Interval) -> Expr:
+        if isinstance(node.unit, exp.IntervalSpan):
+            return self.interval_span(node)
         unit = (node.unit.name if node.unit else "SECOND").upper().rstrip("S") or "SECOND"
         if unit.endswith("TO_"):
             unit = unit[:-3]
@@ -270,6 +272,27 @@ class ExprBinder:
         if unit not in _UNIT_MS:
             raise UnsupportedError(f"Unsupported interval unit {unit}", self.span(node))
         return Lit(T.INTERVAL_MS(), int(value * _UNIT_MS[unit]))
+
+    def interval_span(self, node: exp.Interval) -> Expr:
+        """``INTERVAL '2-3' YEAR TO MONTH``, ``INTERVAL '1 02:03:04.5' DAY TO SECOND`` (and
+        DAY TO HOUR/MINUTE, HOUR TO MINUTE/SECOND, MINUTE TO SECOND): fields separated by
+        ``-`` (years-months), a space (days) or ``:``, one sign before them all."""
+        first, last = node.unit.this.name.upper(), node.unit.expression.name.upper()
+        text = (node.this.name if isinstance(node.this, exp.Literal) else node.this.sql()).strip()
+        fields = ("YEAR", "MONTH") if first == "YEAR" else ("DAY", "HOUR", "MINUTE", "SECOND")
+        if first not in fields or last not in fields or fields.index(last) <= fields.index(first):
+            raise self.error(f"Unsupported interval qualifier {first} TO {last}", node)
+        units = fields[fields.index(first):fields.index(last) + 1]
+        sign = -1 if text.startswith("-") else 1
+        parts = re.split(r"[- :]", text.lstrip("+-"))
+        number = r"\d+(\.\d+)?" if last == "SECOND" else r"\d+"
+        if len(parts) != len(units) or not all(re.fullmatch(r"\d+", p) for p in parts[:-1]) \
+                or not re.fullmatch(number, parts[-1]):
+            raise self.error(f"Illegal interval literal format '{text}' for INTERVAL {first} TO {last}", node)
+        if first == "YEAR":
+            return Lit(T.INTERVAL_MONTHS(), sign * (int(parts[0]) * 12 + int(parts[1])))
+        ms = sum(Decimal(p) * _UNIT_MS[u] for p, u in zip(parts, units))
+        return Lit(T.INTERVAL_MS(), sign * int(ms))
 
     # -- operators --------------------------------------------------------------------
     def visit_Neg(self, node: exp.Neg) -> Expr:

@@ -99,9 +99,10 @@ def extract_field(unit: str, col: Column, t: DataType, ctx: LowerContext) -> Col
         "ISODOW": lambda: F.weekday(ts) + 1,
         "ISOYEAR": lambda: F.date_part(F.lit("YEAROFWEEK"), ts),
         "HOUR": lambda: F.hour(ts), "MINUTE": lambda: F.minute(ts), "SECOND": lambda: F.second(ts),
-        "MILLISECOND": lambda: F.pmod(F.unix_millis(ts), F.lit(60_000)),
-        "MICROSECOND": lambda: F.pmod(F.unix_micros(ts), F.lit(60_000_000)),
-        "NANOSECOND": lambda: F.pmod(F.unix_micros(ts), F.lit(60_000_000)) * 1000,
+        # the fraction of the second (Flink 2.3; Calcite counted the seconds too)
+        "MILLISECOND": lambda: F.pmod(F.unix_millis(ts), F.lit(1000)),
+        "MICROSECOND": lambda: F.pmod(F.unix_micros(ts), F.lit(1_000_000)),
+        "NANOSECOND": lambda: F.pmod(F.unix_micros(ts), F.lit(1_000_000)) * 1000,
         "EPOCH": lambda: idiv(F.unix_millis(ts), F.lit(1000)),
         "DECADE": lambda: idiv(year, F.lit(10)),
         "CENTURY": lambda: F.when(year > 0, idiv(year + 99, F.lit(100))).otherwise(idiv(year - 99, F.lit(100))),
@@ -114,10 +115,10 @@ def extract_field(unit: str, col: Column, t: DataType, ctx: LowerContext) -> Col
 def _extract_time(unit: str, ms: Column) -> Column:
     ms = ms.cast("long")
     parts = {"HOUR": idiv(ms, F.lit(3_600_000)), "MINUTE": idiv(ms, F.lit(60_000)) % 60,
-             "SECOND": idiv(ms, F.lit(1000)) % 60, "MILLISECOND": ms % 60_000,
-             "MICROSECOND": (ms % 60_000) * 1000, "EPOCH": idiv(ms, F.lit(1000))}
+             "SECOND": idiv(ms, F.lit(1000)) % 60, "MILLISECOND": ms % 1000,
+             "EPOCH": idiv(ms, F.lit(1000))}
     if unit not in parts:
-        raise ValidationError(f"EXTRACT({unit} FROM TIME) is not supported")
+        raise ValidationError(f"unit {unit} can not be applied to a TIME value")
     return parts[unit]
 
 
@@ -313,9 +314,15 @@ def _to_timestamp(cols, args, result, ctx):
 def _to_ltz_infer(name: str, args: list[Arg]) -> DataType:
     form = check(name, args, [NUMERIC], [NUMERIC, NUMERIC], [STRING], [STRING, STRING],
                  [STRING, STRING, STRING])
-    if form == 1 and (not args[1].literal or args[1].value not in (0, 3)):
-        raise ValidationError("The precision of TO_TIMESTAMP_LTZ must be the literal 0 or 3")
-    return LTZ_T(3, any_nullable(args[:1]) or args[0].type.is_string)
+    if form == 1 and (not args[1].literal or args[1].value not in _EPOCH_UNITS):
+        raise ValidationError("The precision of TO_TIMESTAMP_LTZ must be the literal 0, 3, 6 or 9")
+    precision = max(3, int(args[1].value)) if form == 1 else 3
+    return LTZ_T(precision, any_nullable(args[:1]) or args[0].type.is_string)
+
+
+# TO_TIMESTAMP_LTZ(n, precision): n counts seconds (0), milliseconds (3), microseconds (6)
+# or nanoseconds (9) since the epoch; microseconds per unit (Spark keeps microseconds).
+_EPOCH_UNITS = {0: 1_000_000, 3: 1000, 6: 1, 9: None}
 
 
 @scalar("TO_TIMESTAMP_LTZ", infer=_to_ltz_infer)
@@ -326,8 +333,10 @@ def _to_timestamp_ltz(cols, args, result, ctx):
         parsed = F.try_to_timestamp(cols[0], pattern)
         return truncate_precision(F.to_utc_timestamp(parsed, tz), 3)
     precision = int(args[1].value) if len(args) == 2 else 3
-    scale = 1_000_000 if precision == 0 else 1000
-    return truncate_precision(F.timestamp_micros((cols[0] * F.lit(scale)).cast("long")), 3)
+    n = cols[0] if args[0].type.root in ("FLOAT", "DOUBLE") else cols[0].cast("long")  # DECIMAL: truncated
+    scale = _EPOCH_UNITS[precision]
+    micros = F.floor(n / 1000) if scale is None else n * F.lit(scale).cast("long")
+    return truncate_precision(F.timestamp_micros(micros.cast("long")), result.precision)
 
 
 def _unix_timestamp_infer(name: str, args: list[Arg]) -> DataType:

@@ -354,7 +354,7 @@ def test_extract_and_field_functions(spark):
     d = date("1994-09-27")
     check(spark, [
         (call("EXTRACT", u("YEAR"), t), 2021),
-        (call("EXTRACT", u("MILLISECOND"), t), 16243),
+        (call("EXTRACT", u("MILLISECOND"), t), 243),  # Flink 2.3: the fraction of the second
         (call("EXTRACT", u("DOW"), t), 5),
         (call("EXTRACT", u("ISODOW"), t), 4),
         (call("EXTRACT", u("DOY"), t), 14),
