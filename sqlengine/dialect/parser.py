@@ -83,6 +83,9 @@ class FlinkParser(DdlParser, CommandParser, Parser):
     FUNCTIONS = {
         **Parser.FUNCTIONS,
         "IFNULL": lambda args: build_coalesce(args, is_null=True),
+        # Flink's own functions (Math.log10 / log2), not sqlglot's LOG(10, x) / LOG(2, x)
+        "LOG10": lambda args: exp.Anonymous(this="LOG10", expressions=args),
+        "LOG2": lambda args: exp.Anonymous(this="LOG2", expressions=args),
     }
     FUNCTION_PARSERS = {
         **Parser.FUNCTION_PARSERS,

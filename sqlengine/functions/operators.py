@@ -395,7 +395,8 @@ def _case(cols, args, result, ctx):
     pairs = len(args) // 2
     for i in range(pairs):
         value = coerce(cols[2 * i + 1], args[2 * i + 1].type, result, ctx)
-        out = F.when(cols[2 * i], value) if out is None else out.when(cols[2 * i], value)
+        cond = cols[2 * i] if args[2 * i].type.root != "NULL" else F.lit(None).cast("boolean")  # WHEN NULL
+        out = F.when(cond, value) if out is None else out.when(cond, value)
     if len(args) % 2:
         return out.otherwise(coerce(cols[-1], args[-1].type, result, ctx))
     return out.otherwise(null_of(result))

@@ -314,15 +314,14 @@ def _to_timestamp(cols, args, result, ctx):
 def _to_ltz_infer(name: str, args: list[Arg]) -> DataType:
     form = check(name, args, [NUMERIC], [NUMERIC, NUMERIC], [STRING], [STRING, STRING],
                  [STRING, STRING, STRING])
-    if form == 1 and (not args[1].literal or args[1].value not in _EPOCH_UNITS):
-        raise ValidationError("The precision of TO_TIMESTAMP_LTZ must be the literal 0, 3, 6 or 9")
+    if form == 1 and (not args[1].literal or args[1].value not in range(10)):
+        raise ValidationError("The precision of TO_TIMESTAMP_LTZ must be a literal from 0 to 9")
     precision = max(3, int(args[1].value)) if form == 1 else 3
     return LTZ_T(precision, any_nullable(args[:1]) or args[0].type.is_string)
 
 
-# TO_TIMESTAMP_LTZ(n, precision): n counts seconds (0), milliseconds (3), microseconds (6)
-# or nanoseconds (9) since the epoch; microseconds per unit (Spark keeps microseconds).
-_EPOCH_UNITS = {0: 1_000_000, 3: 1000, 6: 1, 9: None}
+# TO_TIMESTAMP_LTZ(n, precision): n counts units of 10^-precision seconds since the epoch
+# (0: seconds, 3: milliseconds, ..., 9: nanoseconds; Spark keeps microseconds).
 
 
 @scalar("TO_TIMESTAMP_LTZ", infer=_to_ltz_infer)
@@ -334,8 +333,7 @@ def _to_timestamp_ltz(cols, args, result, ctx):
         return truncate_precision(F.to_utc_timestamp(parsed, tz), 3)
     precision = int(args[1].value) if len(args) == 2 else 3
     n = cols[0] if args[0].type.root in ("FLOAT", "DOUBLE") else cols[0].cast("long")  # DECIMAL: truncated
-    scale = _EPOCH_UNITS[precision]
-    micros = F.floor(n / 1000) if scale is None else n * F.lit(scale).cast("long")
+    micros = n * F.lit(10 ** (6 - precision)).cast("long") if precision <= 6 else F.floor(n / 10 ** (precision - 6))
     return truncate_precision(F.timestamp_micros(micros.cast("long")), result.precision)
 
 

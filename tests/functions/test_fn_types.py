@@ -181,7 +181,7 @@ def test_flink_like_validation_messages():
     with pytest.raises(ValidationError, match="Cannot apply 'AND'"):
         infer("AND", a(T.BOOLEAN()), a(INT))
     with pytest.raises(ValidationError, match="precision of TO_TIMESTAMP_LTZ"):
-        infer("TO_TIMESTAMP_LTZ", a(BIGINT), lit(NN(INT), 6))
+        infer("TO_TIMESTAMP_LTZ", a(BIGINT), lit(NN(INT), 10))
 
 
 def test_cast_legality_follows_flink():
