@@ -39,7 +39,7 @@ BINARY = {
     exp.Or: "OR", exp.NullSafeEQ: "IS NOT DISTINCT FROM", exp.NullSafeNEQ: "IS DISTINCT FROM",
     exp.DPipe: "||", exp.Like: "LIKE", exp.SimilarTo: "SIMILAR TO",
 }
-RENAMES = {"Length": "CHAR_LENGTH", "StrPosition": "POSITION", "Initcap": "INITCAP",
+RENAMES = {"Length": "CHAR_LENGTH", "StrPosition": "POSITION", "Initcap": "INITCAP", "StartsWith": "STARTSWITH",
            "Nullif": "NULLIF", "Coalesce": "COALESCE", "If": "IF", "Ceil": "CEIL",
            "DayOfMonth": "DAYOFMONTH", "DayOfWeek": "DAYOFWEEK", "DayOfYear": "DAYOFYEAR",
            "RegexpExtract": "REGEXP_EXTRACT", "RegexpReplace": "REGEXP_REPLACE",
@@ -313,7 +313,23 @@ class ExprBinder:
             return self.visit_Between(inner, negate=True)
         if isinstance(inner, exp.Like):
             return self.call("NOT LIKE", [inner.this, inner.expression], node)
+        if isinstance(inner, exp.Escape):
+            return self.visit_Escape(inner, negate=True)
         return self.call("NOT", [inner], node)
+
+    def visit_Like(self, node: exp.Like) -> Expr:
+        """``s LIKE p``; sqlglot parses ``s NOT LIKE p`` as a Like with ``negate``."""
+        name = "NOT LIKE" if node.args.get("negate") else "LIKE"
+        return self.call(name, [node.this, node.expression], node)
+
+    def visit_Escape(self, node: exp.Escape, negate: bool = False) -> Expr:
+        """``s [NOT] LIKE | SIMILAR TO pattern ESCAPE 'c'``."""
+        match = node.this
+        name = {exp.Like: "LIKE", exp.SimilarTo: "SIMILAR TO"}.get(type(match))
+        if name is None:
+            raise UnsupportedError(f"Unsupported expression: {node.sql()}", self.span(node))
+        negate = negate != bool(match.args.get("negate"))  # sqlglot: Like(negate=True) for NOT LIKE
+        return self.call(("NOT " if negate else "") + name, [match.this, match.expression, node.expression], node)
 
     def visit_Is(self, node: exp.Is, negate: bool = False) -> Expr:
         target = node.expression

@@ -86,6 +86,9 @@ class FlinkParser(DdlParser, CommandParser, Parser):
         # Flink's own functions (Math.log10 / log2), not sqlglot's LOG(10, x) / LOG(2, x)
         "LOG10": lambda args: exp.Anonymous(this="LOG10", expressions=args),
         "LOG2": lambda args: exp.Anonymous(this="LOG2", expressions=args),
+        # INSTR(s, sub [, start [, nth]]) searches backwards from a negative start (sqlglot
+        # would make it a LOCATE)
+        "INSTR": lambda args: exp.Anonymous(this="INSTR", expressions=args),
     }
     FUNCTION_PARSERS = {
         **Parser.FUNCTION_PARSERS,

@@ -91,14 +91,21 @@ def _instr_infer(name: str, args: list[Arg]) -> DataType:
 
 @scalar("INSTR", infer=_instr_infer)
 def _instr(cols, args, result, ctx):
+    """The position of the ``nth`` (default 1) occurrence of ``sub`` in ``s``, searching
+    forwards from ``start`` (default 1), or from a negative ``start`` counted from the end
+    backwards; 0 when there is none."""
     if len(args) == 2:
         return F.position(cols[1], cols[0])
-    start_ok = args[2].literal and isinstance(args[2].value, int) and args[2].value >= 1
-    nth_ok = len(args) == 3 or args[3].literal and args[3].value == 1
-    if not (start_ok and nth_ok):
-        raise UnsupportedError("INSTR supports only a literal start position >= 1 and the "
-                               "first occurrence")
-    return F.position(cols[1], cols[0], cols[2].cast("int"))
+    s, sub = cols[0], cols[1]
+    start = cols[2].cast("int")
+    nth = cols[3].cast("int") if len(cols) == 4 else F.lit(1)
+    n, width = F.char_length(s), F.char_length(sub)
+    at = F.filter(F.sequence(F.lit(1), F.greatest(n - width + 1, F.lit(1))),
+                  lambda i: s.substr(i, width) == sub)
+    forward = F.filter(at, lambda i: i >= start)
+    backward = F.reverse(F.filter(at, lambda i: i <= n + start + 1))
+    found = F.when(start > 0, forward).when(start < 0, backward)
+    return F.when(nth > 0, F.coalesce(F.try_element_at(found, nth), F.lit(0))).cast("int")
 
 
 # -- substrings ------------------------------------------------------------------------

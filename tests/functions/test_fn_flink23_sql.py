@@ -305,6 +305,27 @@ FLINK_2_3 = [
     ('CASE WHEN NULL THEN 1 ELSE 2 END', 2),
     ('CASE WHEN NULL THEN 1 END', None),
     ("CASE 1 WHEN NULL THEN 'a' ELSE 'b' END", 'b'),
+    # INSTR (nth occurrence, backwards), [NOT] LIKE with and without ESCAPE
+    ("INSTR('hello', 'l', -1)", 4),
+    ("INSTR('hello', 'l', 1, 2)", 4),
+    ("INSTR('hello', 'l', -1, 2)", 3),
+    ("INSTR('hello', 'l', 4)", 4),
+    ("INSTR('hello', 'l', 1, 3)", 0),
+    ("INSTR('hello', 'x', 1)", 0),
+    ("INSTR('hello', 'l', 0)", 0),
+    ("INSTR('hello', 'lo', -1)", 4),
+    ("INSTR('hello', 'l', -10)", 0),
+    ("INSTR('hello', 'l')", 3),
+    ("INSTR('日本日本', '本', 1, 2)", 4),
+    ("'a_c' LIKE 'a\\_c' ESCAPE '\\'", True),
+    ("'abc' LIKE 'a\\_c' ESCAPE '\\'", False),
+    ("'a%c' NOT LIKE 'a!%c' ESCAPE '!'", False),
+    ("STARTSWITH('abc', 'ab')", True),
+    ("LOCATE('l', 'hello', -1)", 3),
+    ("'abc' NOT LIKE 'a%'", False),
+    ("'abc' NOT LIKE 'x%'", True),
+    ("NOT ('abc' LIKE 'a%')", False),
+    ("'abc' NOT SIMILAR TO 'a%'", False),
 ]
 
 
