@@ -40,6 +40,7 @@ BINARY = {
     exp.DPipe: "||", exp.Like: "LIKE", exp.SimilarTo: "SIMILAR TO",
 }
 RENAMES = {"Length": "CHAR_LENGTH", "StrPosition": "POSITION", "Initcap": "INITCAP", "StartsWith": "STARTSWITH",
+           "JSONObjectAgg": "JSON_OBJECTAGG",
            "Nullif": "NULLIF", "Coalesce": "COALESCE", "If": "IF", "Ceil": "CEIL",
            "DayOfMonth": "DAYOFMONTH", "DayOfWeek": "DAYOFWEEK", "DayOfYear": "DAYOFYEAR",
            "RegexpExtract": "REGEXP_EXTRACT", "RegexpReplace": "REGEXP_REPLACE",
@@ -635,6 +636,16 @@ def bind_aggregate_call(binder: ExprBinder, node: exp.Expression):
         raw = list(raw[0].expressions) + raw[1:]
     if raw and isinstance(raw[0], (exp.IgnoreNulls, exp.RespectNulls)):
         nulls, raw = type(raw[0]), [raw[0].this] + raw[1:]
+    # JSON_OBJECTAGG(k VALUE v [x ON NULL]) / JSON_ARRAYAGG(v [x ON NULL]): the key and value
+    # (or value), then the null handling as a string literal
+    null_handling = None
+    if name == "JSON_OBJECTAGG":
+        raw = [part for kv in raw if isinstance(kv, exp.JSONKeyValue) for part in (kv.this, kv.expression)]
+        null_handling = (node.args.get("null_handling") or "NULL ON NULL").upper()
+    elif name == "JSON_ARRAYAGG":
+        clauses = [a for a in raw if isinstance(a, dn.JsonBehavior)]
+        raw = [a for a in raw if not isinstance(a, dn.JsonBehavior)]
+        null_handling = f"{clauses[-1].name.upper()} ON NULL" if clauses else "ABSENT ON NULL"
     if raw and isinstance(raw[0], exp.Star):
         raw = []
     if nulls is not None:
@@ -646,6 +657,8 @@ def bind_aggregate_call(binder: ExprBinder, node: exp.Expression):
     if fn is None:
         raise binder.error(f"Unknown aggregate function {name}", node)
     args = tuple(binder.bind(a) for a in raw)
+    if null_handling is not None:
+        args += (Lit(T.STRING(False), null_handling),)
     try:
         rtype = fn.infer([to_arg(a) for a in args], distinct)
     except ValidationError as err:

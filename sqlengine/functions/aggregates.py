@@ -275,3 +275,46 @@ def _percentile(cols, args, result, distinct, filter, w):
     frequency = cols[2].cast("long") if len(cols) == 3 else F.lit(1)
     percentage = cols[1].cast("array<double>" if args[1].type.root == "ARRAY" else "double")
     return w(F.percentile(values, percentage, frequency))
+
+
+# -- JSON_ARRAYAGG / JSON_OBJECTAGG ----------------------------------------------------------
+# The binder appends the null handling (``ABSENT ON NULL`` / ``NULL ON NULL``) as a literal.
+def _json_arrayagg_infer(name: str, args: list[Arg], distinct: bool) -> DataType:
+    _one_of(name, args, [ANY, STRING])
+    return STRING_T(False)
+
+
+@aggregate("JSON_ARRAYAGG", infer=_json_arrayagg_infer)
+def _json_arrayagg(cols, args, result, distinct, filter, w):
+    """``[v,...]`` in arrival order: NULLs left out (ABSENT ON NULL, the default) or
+    written as ``null``; ``[]`` for no value."""
+    from .strings_regex import json_text
+    text = json_text(cols[0], args[0].type)
+    if args[1].value == "NULL ON NULL":
+        boxed = F.struct(text.alias("v"))
+        items = F.transform(w(F.collect_list(_masked(boxed, filter))), lambda b: F.coalesce(b["v"], F.lit("null")))
+    else:
+        items = w(F.collect_list(_masked(text, filter)))
+    return F.concat(F.lit("["), F.array_join(items, ","), F.lit("]"))
+
+
+def _json_objectagg_infer(name: str, args: list[Arg], distinct: bool) -> DataType:
+    _one_of(name, args, [STRING, ANY, STRING])
+    return STRING_T(False)
+
+
+@aggregate("JSON_OBJECTAGG", infer=_json_objectagg_infer)
+def _json_objectagg(cols, args, result, distinct, filter, w):
+    """``{"k":v,...}`` by key; a NULL value written as ``null`` (NULL ON NULL, the
+    default) or left out (ABSENT ON NULL); rows with a NULL key are skipped."""
+    from .strings_regex import json_text
+    keep = cols[0].isNotNull()
+    if args[2].value == "ABSENT ON NULL":
+        keep = keep & cols[1].isNotNull()
+    if filter is not None:
+        keep = keep & filter
+    member = F.struct(cols[0].alias("k"), json_text(cols[1], args[1].type).alias("v"))
+    entries = F.array_sort(w(F.collect_list(F.when(keep, member))))
+    members = F.transform(entries, lambda e: F.concat(json_text(e["k"], args[0].type), F.lit(":"),
+                                                      F.coalesce(e["v"], F.lit("null"))))
+    return F.concat(F.lit("{"), F.array_join(members, ","), F.lit("}"))

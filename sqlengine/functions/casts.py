@@ -182,10 +182,11 @@ def to_string(col: Column, src: DataType, ctx: LowerContext) -> Column:
             col, lambda e: F.coalesce(to_string(e, src.element, ctx), F.lit("NULL")))
         return F.when(col.isNull(), F.lit(None)).otherwise(
             F.concat(F.lit("["), F.array_join(inner, ", "), F.lit("]")))
-    if r == "MAP":
+    if r in ("MAP", "MULTISET"):  # a MULTISET is a map of element -> count: {a=2, b=1}
+        key, value = (src.key, src.value) if r == "MAP" else (src.element, DataType("INT", False))
         entries = F.transform(F.map_entries(col), lambda e: F.concat(
-            F.coalesce(to_string(e["key"], src.key, ctx), F.lit("NULL")), F.lit("="),
-            F.coalesce(to_string(e["value"], src.value, ctx), F.lit("NULL"))))
+            F.coalesce(to_string(e["key"], key, ctx), F.lit("NULL")), F.lit("="),
+            F.coalesce(to_string(e["value"], value, ctx), F.lit("NULL"))))
         return F.when(col.isNull(), F.lit(None)).otherwise(
             F.concat(F.lit("{"), F.array_join(entries, ", "), F.lit("}")))
     if r == "ROW":

@@ -371,6 +371,27 @@ AGGREGATES_FLINK_2_3 = [
 ]
 
 
+ROWS_2 = ("SELECT * FROM (VALUES (1, 3, 1.50, 'a'), (1, CAST(NULL AS INT), 2.25, CAST(NULL AS STRING)), "
+          "(1, 1, 3.00, 'c'), (2, 5, 4.10, 'b'), (2, 4, 0.05, 'd')) AS t(k, x, d, s)")
+JSON_AGGREGATES_FLINK_2_3 = [
+    ("SELECT JSON_ARRAYAGG(x), JSON_OBJECTAGG(KEY s VALUE x) FROM v WHERE s IS NOT NULL",
+     [('[3,1,5,4]', '{"a":3,"b":5,"c":1,"d":4}')]),
+    ("SELECT JSON_OBJECTAGG(s VALUE d), JSON_OBJECTAGG(s VALUE x) FROM v WHERE s IS NOT NULL",
+     [('{"a":1.50,"b":4.10,"c":3.00,"d":0.05}', '{"a":3,"b":5,"c":1,"d":4}')]),
+    ("SELECT k, JSON_ARRAYAGG(x NULL ON NULL), JSON_OBJECTAGG(s VALUE x ABSENT ON NULL) FROM v "
+     "WHERE s <> 'a' GROUP BY k", [(1, '[1]', '{"c":1}'), (2, '[5,4]', '{"b":5,"d":4}')]),
+    ("SELECT JSON_ARRAYAGG(x) FROM v WHERE k > 5", [('[]',)]),
+    ("SELECT CAST(COLLECT(k) AS STRING) FROM v", [('{1=3, 2=2}',)]),
+]
+
+
+def test_json_aggregates_as_in_flink(spark):
+    session = Session({"execution.runtime-mode": "batch"}, spark=spark)
+    session.execute_sql(f"CREATE TEMPORARY VIEW v AS {ROWS_2}")
+    for query, want in JSON_AGGREGATES_FLINK_2_3:
+        assert sorted(tuple(r) for r in session.execute_sql(query).collect()) == want, query
+
+
 @pytest.mark.parametrize("mode", ["batch", "streaming"])
 def test_aggregates_as_in_flink(spark, mode):
     session = Session({"execution.runtime-mode": mode}, spark=spark)
