@@ -40,7 +40,7 @@ BINARY = {
     exp.DPipe: "||", exp.Like: "LIKE", exp.SimilarTo: "SIMILAR TO",
 }
 RENAMES = {"Length": "CHAR_LENGTH", "StrPosition": "POSITION", "Initcap": "INITCAP", "StartsWith": "STARTSWITH",
-           "JSONObjectAgg": "JSON_OBJECTAGG",
+           "JSONObjectAgg": "JSON_OBJECTAGG", "ArrayToString": "ARRAY_JOIN",
            "Nullif": "NULLIF", "Coalesce": "COALESCE", "If": "IF", "Ceil": "CEIL",
            "DayOfMonth": "DAYOFMONTH", "DayOfWeek": "DAYOFWEEK", "DayOfYear": "DAYOFYEAR",
            "RegexpExtract": "REGEXP_EXTRACT", "RegexpReplace": "REGEXP_REPLACE",

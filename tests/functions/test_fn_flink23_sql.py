@@ -326,6 +326,9 @@ FLINK_2_3 = [
     ("'abc' NOT LIKE 'x%'", True),
     ("NOT ('abc' LIKE 'a%')", False),
     ("'abc' NOT SIMILAR TO 'a%'", False),
+    # ARRAY_JOIN (sqlglot names it ARRAY_TO_STRING)
+    ("ARRAY_JOIN(ARRAY['a', NULL, 'b'], ',')", 'a,b'),
+    ("ARRAY_JOIN(ARRAY['a', NULL, 'b'], ',', 'N')", 'a,N,b'),
 ]
 
 
