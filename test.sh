@@ -22,8 +22,8 @@ if ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 && [ -z "${SQLENGINE_
   fi
 fi
 # The avro format's tests load Spark's spark-avro module: fetched once from Maven Central into
-# ~/.cache/sqlengine (sqlengine/runtime/spark_avro.py), here rather than by two test workers at once.
-.venv/bin/python -m sqlengine.runtime.spark_avro >/dev/null
+# ~/.cache/sqlengine (connectors/formats/spark_avro.py), here rather than by two test workers at once.
+.venv/bin/python -m connectors.formats.spark_avro >/dev/null
 export PYSPARK_PYTHON="$PWD/.venv/bin/python"
 # Two workers (pytest-xdist), whole test files each: much of a test's time is spent in one
 # single-threaded place (Spark's planner, a JVM starting, a job waiting on a broker), so two

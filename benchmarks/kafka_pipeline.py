@@ -232,7 +232,7 @@ def sql_statements(bootstrap: str, shape: str, sink_topic: str) -> list[str]:
 def run_sqlengine(bootstrap: str, shape: str, sink_topic: str, ckdir: str) -> dict:
     sys.path.insert(0, str(REPO))
     os.environ["PYSPARK_PYTHON"] = sys.executable
-    from sqlengine.session import Session
+    from sqlengine.api.session import Session
     session = Session({"parallelism.default": "2", "execution.checkpointing.dir": ckdir})
     t = time.perf_counter()
     session.spark.range(1).count()  # start (and warm up) the JVM outside the timed part

@@ -25,16 +25,13 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional
 
 from sqlengine.errors import ConnectorError
+# The hidden columns a source adds and a sink receives (sqlengine/hidden.py): ``__eoi``
+# (end of input), ``__op`` (row kind), ``__seq`` (a changelog source's position of a row,
+# ordering a key's changes for ChangelogNormalize), ``__split`` (a row's source split,
+# e.g. ``topic:partition``, for per-split watermarks: ``ScanResult.splits``).
+from sqlengine.hidden import EOI, OP, SEQ, SPLIT  # noqa: F401
 from sqlengine.types import DataType
 
-EOI = "__eoi"
-OP = "__op"
-# A changelog source's position of a row in its input (e.g. the Kafka offset): orders the
-# changes to one key within an epoch, for ChangelogNormalize.
-SEQ = "__seq"
-# A source's split of a row (e.g. ``topic:partition``): watermarks per split, as Flink's
-# per-partition watermarks (``ScanResult.splits``).
-SPLIT = "__split"
 SECRET_KEYS = ("password", "sasl.jaas.config", "secret", "token")
 
 
@@ -336,7 +333,7 @@ class TransactionalSink(Sink):
 
     def open(self, query_id: str) -> None:
         if self.exactly_once and self._opened != query_id:
-            from sqlengine.runtime.faults import reached
+            from sqlengine.faults import reached
             reached("recovery")
             self.recover(query_id)
             self._opened = query_id

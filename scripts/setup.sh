@@ -22,4 +22,4 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
 fi
 # The driver JVM's class-data archive (sqlengine/runtime/classdata.py): made once per
 # machine, in the user's cache, so that every Spark start after it is seconds faster.
-.venv/bin/python -m sqlengine.runtime.classdata >/dev/null
+.venv/bin/python -m sqlengine.api.classdata >/dev/null

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 from pathlib import Path
 from typing import Optional
 
-_SETS_SPARK = re.compile(r"\bSET\s+'spark\.", re.IGNORECASE)
+from shell.session import start_session
+
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -34,7 +34,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def version() -> str:
-    from sqlengine import __version__
+    from sqlengine.api import __version__
     return __version__
 
 
@@ -51,11 +51,11 @@ def _conf(defines: list[str]) -> dict[str, str]:
 def run_script(session, text: str, out=sys.stdout, log: Optional[Path] = None) -> bool:
     """Execute statements in order; at the first failure print one [ERROR] and stop. A
     script's INSERTs finish in order unless it sets ``table.dml-sync`` to false."""
-    from sqlengine.dialect.script import parse_script
-    from sqlengine.logs import log_path
-    from shell.report import is_verbose, report
+    from sqlengine.api.control import log_path
+    from sqlengine.api.script import parse_script
+    from sqlengine.api.report import is_verbose, report
 
-    from sqlengine.runtime.job import stop_requested
+    from sqlengine.api.control import stop_requested
     log = log or log_path()
     session.default_dml_sync = True
     statement = ""
@@ -84,7 +84,7 @@ def _stop_on_signals() -> None:
     import signal
 
     def stop(signum, frame) -> None:
-        from sqlengine.runtime.job import request_stop, stop_requested
+        from sqlengine.api.control import request_stop, stop_requested
         if signum == signal.SIGINT and stop_requested():
             raise KeyboardInterrupt
         request_stop()
@@ -101,27 +101,15 @@ def _read(path: str) -> str:
         raise SystemExit(f"[ERROR] Cannot read {path}: {exc.strerror}") from None
 
 
-def _start(conf: dict[str, str], texts: list[str]):
-    """The session; the JVM starts meanwhile, unless a script sets ``spark.*`` keys itself."""
-    if not any(_SETS_SPARK.search(t) for t in texts):
-        # Start the JVM while the planner is imported; a script that sets spark.* keys
-        # itself starts Spark when it first needs it, with those keys.
-        from sqlengine.runtime.spark import prestart
-        prestart({k: v for k, v in conf.items() if k.startswith("spark.")})
-    from sqlengine.session import Session
-    return Session(conf)
-
-
 def main(argv: Optional[list[str]] = None) -> int:
-    from sqlengine.logs import setup
-    from shell.report import is_verbose, report
+    from sqlengine.api.control import setup_logging, warm_workers_at_start
+    from sqlengine.api.report import is_verbose, report
 
-    log = setup()  # first: warnings and PySpark's loggers go to the log file
-    from sqlengine.runtime import warmup
+    log = setup_logging()  # first: warnings and PySpark's loggers go to the log file
     # Not with the SparkSession: a script has no idle time in which Python workers could
     # start ahead of its first query (they would compete with it); the shell starts them
     # when its prompt is idle (sqlengine/runtime/warmup.py).
-    warmup.AT_START = False
+    warm_workers_at_start(False)
     args = _parser().parse_args(argv)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     conf = _conf(args.defines)
@@ -133,12 +121,12 @@ def main(argv: Optional[list[str]] = None) -> int:
         return run_shell(conf, init, log)
     if not scripts:
         scripts = [sys.stdin.read()]
-    from sqlengine.runtime.faults import arm
-    arm()  # crash tests only: a no-op unless SQLENGINE_FAULT is set
+    from sqlengine.api.control import arm_faults
+    arm_faults()  # crash tests only: a no-op unless SQLENGINE_FAULT is set
     _stop_on_signals()
     texts = init + scripts
     try:
-        session = _start(conf, texts)
+        session = start_session(conf, texts)
     except Exception as exc:  # noqa: BLE001 - reported like a failing statement
         report(exc, log, is_verbose(conf))
         return 1
@@ -149,7 +137,7 @@ def main(argv: Optional[list[str]] = None) -> int:
 def _wait_jobs(session, log: Path) -> bool:
     """A script's jobs submitted with ``table.dml-sync`` false: wait for them (they live in
     this process); a failed one is reported like a failing statement."""
-    from shell.report import is_verbose, report
+    from sqlengine.api.report import is_verbose, report
     ok = True
     for job in list(session.jobs.values()):
         try:

@@ -27,7 +27,7 @@ from prompt_toolkit.document import Document
 from shell.highlight import KEYWORDS, TYPES
 
 if TYPE_CHECKING:
-    from sqlengine.session import Session
+    from sqlengine.api.session import Session
 
 _log = logging.getLogger("sqlengine.shell.completion")
 
@@ -811,8 +811,8 @@ def _columns(c: SqlCompleter, item: Columns, session: "Session") -> Iterable[Can
 
 def _functions(c: SqlCompleter, item: Functions, session: "Session") -> Iterable[Candidate]:
     if item.window_tvfs:
-        from sqlengine.dialect.flink import WINDOW_TVFS
-        return [Candidate(n, "window function", "(", keyword=True) for n in WINDOW_TVFS]
+        from sqlengine.api.completion import window_tvfs
+        return [Candidate(n, "window function", "(", keyword=True) for n in window_tvfs()]
     return builtin_functions() + [Candidate(n, "user function", "(")
                                   for n in _safe(session.catalogs.list_user_functions)]
 
@@ -824,11 +824,8 @@ def builtin_functions() -> list[Candidate]:
     """Flink's built-in scalar, aggregate and OVER functions (the function registry)."""
     global _BUILTINS
     if not _BUILTINS:
-        from sqlengine.binder.over import OFFSET_FNS, RANKING
-        from sqlengine.functions.registry import AGGREGATES, SCALARS
-        found = {n: "function" for n in SCALARS}
-        found.update({n: "aggregate function" for n in AGGREGATES})
-        found.update({n: "window function" for n in RANKING + OFFSET_FNS})
+        from sqlengine.api.completion import builtin_functions as registry
+        found = registry()
         _BUILTINS = [Candidate(n, meta, "" if n in _NILADIC else "(", keyword=True)
                      for n, meta in sorted(found.items()) if _PLAIN.match(n) and n not in _OPERATORS]
     return _BUILTINS
@@ -847,8 +844,8 @@ def _config_values(c: SqlCompleter, item: ConfigValues, session) -> Iterable[Can
 
 def _option_keys(c: SqlCompleter, item: OptionKeys, session) -> Iterable[Candidate]:
     if item.catalog:
-        from catalog.factory import CATALOG_TYPES
-        ctype = CATALOG_TYPES.get(item.connector or "")
+        from sqlengine.api.completion import catalog_types
+        ctype = catalog_types().get(item.connector or "")
         keys = ctype.valid_keys() if ctype else ["type"]
         yield from (Candidate(k, "catalog option") for k in keys if k not in item.given)
         return
@@ -857,9 +854,9 @@ def _option_keys(c: SqlCompleter, item: OptionKeys, session) -> Iterable[Candida
         return
     for key, desc in CONNECTOR_OPTIONS.get(item.connector, {}).items():
         if key == "fields.":  # datagen: fields.<column>.<option>
-            from connectors.datagen.options import OPTION_NAMES
+            from sqlengine.api.completion import datagen_field_options
             yield from (Candidate(f"fields.{col}.{opt}", desc) for col in item.columns
-                        for opt in OPTION_NAMES if f"fields.{col}.{opt}" not in item.given)
+                        for opt in datagen_field_options() if f"fields.{col}.{opt}" not in item.given)
         elif key not in item.given:
             yield Candidate(key, desc)
     for fmt in item.formats:
@@ -870,31 +867,14 @@ def _option_keys(c: SqlCompleter, item: OptionKeys, session) -> Iterable[Candida
 
 def _option_values(c: SqlCompleter, item: OptionValues, session) -> Iterable[Candidate]:
     if item.catalog:
-        from catalog.factory import CATALOG_TYPES
-        return [Candidate(n, "catalog type") for n in CATALOG_TYPES] if item.key == "type" else []
+        from sqlengine.api.completion import catalog_types
+        return [Candidate(n, "catalog type") for n in catalog_types()] if item.key == "type" else []
+    from sqlengine.api import completion
     if item.key == "connector":
-        from connectors.base import known_connectors
-        return [Candidate(n, "connector") for n in known_connectors()]
+        return [Candidate(n, "connector") for n in completion.connectors()]
     if item.key in FORMAT_KEYS:
-        from connectors.formats import BYTE_FORMATS, SUPPORTED
-        kafka = item.connector in ("kafka", "upsert-kafka")
-        return [Candidate(n, "format") for n in sorted(SUPPORTED + (BYTE_FORMATS if kafka else ()))]
-    return [Candidate(v, item.key) for v in option_values(item.connector, item.key)]
-
-
-def option_values(connector: Optional[str], key: str) -> tuple[str, ...]:
-    """The values an enumerated option takes, from the connector's own constants."""
-    if connector in ("kafka", "upsert-kafka"):
-        from connectors.kafka import options as KO
-        return {"scan.startup.mode": KO.STARTUP_MODES, "scan.bounded.mode": KO.BOUNDED_MODES,
-                "sink.delivery-guarantee": KO.GUARANTEES, "sink.partitioner": KO.PARTITIONERS,
-                "value.fields-include": ("ALL", "EXCEPT_KEY")}.get(key, ())
-    if connector == "jdbc":
-        from connectors.jdbc import options as JO
-        return {"lookup.cache": JO.CACHES, "sink.delivery-guarantee": JO.GUARANTEES}.get(key, ())
-    if key.startswith("fields.") and key.endswith(".kind"):
-        return ("random", "sequence")
-    return ()
+        return [Candidate(n, "format") for n in completion.formats(item.connector in ("kafka", "upsert-kafka"))]
+    return [Candidate(v, item.key) for v in completion.option_values(item.connector, item.key)]
 
 
 def _jobs(c: SqlCompleter, item: Jobs, session: "Session") -> Iterable[Candidate]:

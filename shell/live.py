@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from typing import TextIO
 
-from sqlengine.result import Materialized, TableResult
+from sqlengine.api.result import Materialized, TableResult
 
 REFRESH_S = 0.25  # at most four redraws a second
 _NUMERIC = ("TINYINT", "SMALLINT", "INT", "INTEGER", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL")

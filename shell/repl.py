@@ -84,10 +84,10 @@ class SessionHolder:
         try:
             # The SQL splitter first: Enter needs it (``_submits`` waits for it rather than
             # importing it too: a module imported by two threads at once can fail in one).
-            import sqlengine.dialect.script  # noqa: F401
+            import sqlengine.api.script  # noqa: F401
             DIALECT_READY.set()
-            from shell.cli import _start
-            self._session = _start(self.conf, [])
+            from shell.session import start_session
+            self._session = start_session(self.conf, [])
         except BaseException as exc:  # noqa: BLE001 - raised by get()
             self._error = exc
         finally:
@@ -114,7 +114,7 @@ class Shell:
 
     # -- the loop -----------------------------------------------------------------------------
     def run(self, init: list[str]) -> int:
-        from sqlengine import __version__
+        from sqlengine.api import __version__
         print(banner(__version__), file=self.out, flush=True)
         prompt = self._prompt_session()
         for text in init:
@@ -146,10 +146,10 @@ class Shell:
     def _arm_warmup(self):
         """Start Spark's Python workers once the prompt has waited ``WARMUP_IDLE_S`` for input
         (sqlengine/runtime/warmup.py); a statement typed sooner runs alone. The timer, or None."""
-        from sqlengine.runtime import warmup
-        if warmup._thread is not None or str(self.holder.conf.get(warmup.CONF, "true")).lower() == "false":
+        from sqlengine.api.control import WARMUP_CONF, warm_workers, workers_warming
+        if workers_warming() or str(self.holder.conf.get(WARMUP_CONF, "true")).lower() == "false":
             return None
-        timer = threading.Timer(WARMUP_IDLE_S, warmup.start)
+        timer = threading.Timer(WARMUP_IDLE_S, warm_workers)
         timer.daemon = True
         timer.start()
         return timer
@@ -184,7 +184,7 @@ class Shell:
         session = self.holder.ready()
         if session is None:
             return " starting Spark… (statements wait for it)"
-        from sqlengine.result import job_status
+        from sqlengine.api.result import job_status
         cm = session.catalogs
         running = sum(1 for j in session.jobs.values() if job_status(j) == "RUNNING")
         mode = "streaming" if session.streaming else "batch"
@@ -195,7 +195,7 @@ class Shell:
     # -- statements --------------------------------------------------------------------------
     def _run_text(self, text: str, interactive: bool = False) -> bool:
         """Run every statement of ``text``; False at the first failure (reported)."""
-        from shell.report import is_verbose, report
+        from sqlengine.api.report import is_verbose, report
         stripped = text.strip().rstrip(";").strip().lower()
         if not stripped:
             return True
@@ -204,7 +204,7 @@ class Shell:
         statement = ""
         try:
             session = self.holder.get()
-            from sqlengine.dialect.script import parse_script
+            from sqlengine.api.script import parse_script
             for stmt in parse_script(text):
                 statement = stmt.text
                 word = statement.strip().rstrip(";").strip().lower()
@@ -235,7 +235,7 @@ class Shell:
 
     def _execute(self, session, stmt) -> None:
         from shell.live import show_live
-        from sqlengine.result import max_table_rows, result_mode
+        from sqlengine.api.result import max_table_rows, result_mode
         result = self._foreground(session, stmt, lambda: session.execute_statement(stmt, live=True))
         if result.stream is not None:
             try:
@@ -254,12 +254,10 @@ class Shell:
     def _foreground(self, session, stmt, run):
         """Run a statement in this thread under a Spark job group, so that Ctrl-C cancels
         its Spark jobs (not the background jobs'), with a progress bar of its tasks."""
-        from sqlglot import exp
-
         from shell.progress import TaskProgress
-        from sqlengine.dialect import nodes as dn
+        from sqlengine.api.script import runs_query
         sc = None
-        if isinstance(stmt.node, (exp.Query, exp.Insert, exp.Values, dn.StatementSet)):
+        if runs_query(stmt):
             sc = session.spark.sparkContext  # a query needs Spark: wait for it to have started
         if sc is not None:
             sc.setJobGroup("sqlengine-shell", "a statement typed in the shell", interruptOnCancel=True)
@@ -279,7 +277,7 @@ class Shell:
         session = self.holder.ready()
         if session is None:
             return
-        from shell.report import is_verbose, report
+        from sqlengine.api.report import is_verbose, report
         for job in list(session.jobs.values()):
             if job.done.is_set() and job.error is not None and job.job_id not in self._reported:
                 self._reported.add(job.job_id)
@@ -325,7 +323,7 @@ def _submits(text: str) -> bool:
     if not stripped or stripped.rstrip(";").strip().lower() in CLIENT_COMMANDS:
         return True
     DIALECT_READY.wait()
-    from sqlengine.dialect.script import is_complete
+    from sqlengine.api.script import is_complete
     return is_complete(text)
 
 

@@ -1,20 +1,17 @@
 """sqlengine: Flink SQL on Apache Spark.
 
 ``from sqlengine import Session`` (or PyFlink's name, ``TableEnvironment``) is the Python
-API; ``%load_ext sqlengine`` adds the ``%sql`` / ``%%sql`` magics to IPython and Jupyter.
-Names load on first use, so ``import sqlengine`` stays cheap.
+API (``sqlengine/api``); ``%load_ext sqlengine`` adds the ``%sql`` / ``%%sql`` magics to
+IPython and Jupyter. Names load on first use, so ``import sqlengine`` stays cheap.
 """
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from sqlengine.version import __version__  # noqa: F401
 __all__ = ["Session", "TableEnvironment", "EnvironmentSettings", "TableResult", "load_ipython_extension"]
 
 
 def __getattr__(name: str):
-    if name in ("Session", "TableResult"):
-        from sqlengine import session
-        return getattr(session, name)
-    if name in ("TableEnvironment", "EnvironmentSettings"):
+    if name in ("Session", "TableResult", "TableEnvironment", "EnvironmentSettings"):
         from sqlengine import api
         return getattr(api, name)
     if name == "load_ipython_extension":

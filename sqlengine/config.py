@@ -118,3 +118,8 @@ def max_rows_per_epoch(conf: dict[str, str], override_key: str = "") -> int:
                 raise ValidationError(f"Invalid value for '{key}': {value} must be 0 (no cap) or positive.")
             return value
     return DEFAULT_MAX_ROWS_PER_EPOCH
+
+
+def streaming(conf) -> bool:
+    """``execution.runtime-mode``: streaming (the default) or batch."""
+    return conf.get("execution.runtime-mode", "streaming").strip().lower() != "batch"

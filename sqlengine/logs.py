@@ -1,6 +1,6 @@
 """Where a run's full traces go: a log file per day, never the terminal.
 
-A user sees one ``[ERROR]`` line (see shell/report.py); the Python traceback, the
+A user sees one ``[ERROR]`` line (see sqlengine/api/report.py); the Python traceback, the
 JVM stack trace, Spark's own log (log4j2, configured by sqlengine/runtime/spark.py)
 and the JVM's raw stdout/stderr all go to ``$XDG_STATE_HOME/sqlengine/log/
 sqlengine-<date>.log`` (``~/.local/state`` when ``XDG_STATE_HOME`` is unset), so the
@@ -19,6 +19,13 @@ _FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 # PySpark's own loggers print JSON to stderr and do not propagate (pyspark/logger).
 _PYSPARK_LOGGERS = ("DataFrameQueryContextLogger", "SQLQueryContextLogger")
 _run_start: dict[Path, int] = {}  # where this run began writing each log file
+
+
+def cache_home() -> Path:
+    """sqlengine's folder in the user's cache (``$XDG_CACHE_HOME/sqlengine``): downloaded
+    jars, the JVM's class-data archive, the workers' Spark home."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "sqlengine"
 
 
 def log_path() -> Path:

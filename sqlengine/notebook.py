@@ -65,7 +65,7 @@ from IPython.display import display
 from traitlets import Float, Int
 
 from sqlengine.errors import Span, ValidationError
-from sqlengine.result import Materialized, max_table_rows, result_mode
+from sqlengine.api.result import Materialized, max_table_rows, result_mode
 
 
 
@@ -220,8 +220,8 @@ def table_html(header: list[str], rows: list[list[Optional[str]]], null: str, no
 
 def rows_view(result: Any, limit: int) -> Rendered:
     """A finished ROWS result: HTML table (at most ``limit`` rows) and Flink's tableau."""
-    from sqlengine.result import _cell
-    from catalog.tableau import NULL_VALUE, render_show_result, render_tableau
+    from sqlengine.api.result import _cell
+    from sqlengine.api.result import NULL_VALUE, render_show_result, render_tableau
 
     rows = result.rows
     if not rows:
@@ -240,9 +240,9 @@ def rows_view(result: Any, limit: int) -> Rendered:
 
 
 def error_view(exc: BaseException, conf: Mapping[str, str], statement: str = "") -> Rendered:
-    """``exc`` as the CLI's ``[ERROR]`` text (shell/report.py, which also logs the trace)."""
-    from shell.report import is_verbose, report
-    from sqlengine.logs import log_path
+    """``exc`` as the CLI's ``[ERROR]`` text (sqlengine/api/report.py, which also logs the trace)."""
+    from sqlengine.api.report import is_verbose, report
+    from sqlengine.api.control import log_path
 
     out = io.StringIO()
     report(exc, log_path(), is_verbose(dict(conf)), statement, err=out)
@@ -272,7 +272,7 @@ class LiveTable(Materialized):
         return f"{state}: {n} {'row' if n == 1 else 'rows'} in the table, {received}."
 
     def view(self, state: str, limit: int) -> Rendered:
-        from catalog.tableau import NULL_VALUE, render_tableau
+        from sqlengine.api.result import NULL_VALUE, render_tableau
         cells = self.cells()
         shown = cells[-limit:] if limit > 0 else []
         note = self.status(state)
@@ -365,8 +365,8 @@ class SqlMagic(Magics):
 
     def kernel_session(self, defines: Mapping[str, str]) -> Any:
         if self.session is None:
-            from sqlengine.logs import setup
-            from sqlengine.session import Session
+            from sqlengine.api.control import setup_logging as setup
+            from sqlengine.api.session import Session
             setup()  # Python logging and warnings to the log file, as Spark's own log
             self.session = Session(dict(defines))
         else:
@@ -375,7 +375,7 @@ class SqlMagic(Magics):
 
     def run(self, sql: str, options: CellOptions) -> None:
         """Each statement in order; at the first failure show it and fail the cell."""
-        from sqlengine.dialect.script import parse_script
+        from sqlengine.api.script import parse_script
         session = self.kernel_session(options.defines)
         statement, done, total = "", 0, 0
         try:

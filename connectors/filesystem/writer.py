@@ -38,7 +38,7 @@ from pyspark import TaskContext
 from pyspark.sql.datasource import DataSourceArrowWriter, WriterCommitMessage
 
 from connectors.filesystem import files as FS
-from sqlengine.runtime.faults import reached
+from sqlengine.faults import reached
 
 STAGING = ".staging"
 _EMPTY = pa.scalar("", pa.large_string())

@@ -4,7 +4,7 @@ decode here and records written here are byte for byte what Flink writes.
 
 Route: Spark's own ``from_avro``/``to_avro`` (JVM expressions; no Python per row). Their
 classes come from the ``spark-avro`` module, which PySpark does not ship: it is loaded on
-first use (sqlengine/runtime/spark_avro.py: ``spark-avro_2.13:4.2.0`` from Maven Central,
+first use (connectors/formats/spark_avro.py: ``spark-avro_2.13:4.2.0`` from Maven Central,
 the newest there, works with PySpark 4.3.0). A vectorized Python route (pyarrow + fastavro
 per Arrow batch) was the fallback; it was not needed.
 
@@ -30,29 +30,19 @@ decode fails the job (the kafka connector names topic, partition and offset).
 """
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
 from functools import reduce
-from typing import Any
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from connectors.base import Options
+from connectors.formats.avro_schema import RECORD, AvroOptions, _plain, avro_schema, schema_json  # noqa: F401
 from connectors.formats.decoded import Decoded
 from sqlengine.errors import ConnectorError
 from sqlengine.types import DataType
 
 BINARY = True  # decode takes the record's bytes, encode returns bytes
-RECORD = "org.apache.flink.avro.generated.record"
 ENCODINGS = ("binary", "json")
-
-
-@dataclass(frozen=True)
-class AvroOptions:
-    encoding: str = "binary"
-    legacy_timestamps: bool = True
-    ignore_parse_errors: bool = False  # Flink's avro format has no such option
 
 
 def parse_options(options: Options, prefix: str = "avro.") -> AvroOptions:
@@ -72,85 +62,11 @@ def check_columns(columns, key: str) -> None:
     avro_schema(columns, True)
 
 
-# -- schema ------------------------------------------------------------------------------
-def avro_schema(columns: list[tuple[str, DataType]], legacy: bool) -> dict[str, Any]:
-    """Flink's ``convertToSchema`` of the (NOT NULL) row of ``columns``, as Avro schema JSON."""
-    return _record(RECORD, columns, legacy)
-
-
-def schema_json(columns, legacy: bool) -> str:
-    return json.dumps(avro_schema(columns, legacy), separators=(",", ":"))
-
-
-def _record(name: str, fields, legacy: bool) -> dict[str, Any]:
-    out = []
-    for fname, ft in fields:
-        entry: dict[str, Any] = {"name": fname, "type": _schema(ft, f"{name}_{fname}", legacy)}
-        if ft.nullable:
-            entry["default"] = None
-        out.append(entry)
-    return {"type": "record", "name": name, "fields": out}
-
-
-def _schema(t: DataType, name: str, legacy: bool) -> Any:
-    s = _plain(t, name, legacy)
-    return ["null", s] if t.nullable and t.root != "NULL" else s
-
-
-def _plain(t: DataType, name: str, legacy: bool) -> Any:
-    r = t.root
-    simple = {"BOOLEAN": "boolean", "TINYINT": "int", "SMALLINT": "int", "INT": "int", "BIGINT": "long",
-              "FLOAT": "float", "DOUBLE": "double", "CHAR": "string", "VARCHAR": "string",
-              "BINARY": "bytes", "VARBINARY": "bytes", "NULL": "null"}
-    if r in simple:
-        return simple[r]
-    if r == "DATE":
-        return {"type": "int", "logicalType": "date"}
-    if r == "TIME":
-        if (t.precision or 0) > 3:
-            raise ConnectorError(f"Avro does not support TIME type with precision: {t.precision}, "
-                                 f"it only supports precision less than 3.")
-        return {"type": "int", "logicalType": "time-millis"}
-    if r in ("TIMESTAMP", "TIMESTAMP_LTZ"):
-        return {"type": "long", "logicalType": _timestamp_logical(t, legacy)}
-    if r == "DECIMAL":
-        return {"type": "bytes", "logicalType": "decimal", "precision": t.precision, "scale": t.scale or 0}
-    if r == "ROW":
-        return _record(name, [(f.name, f.type) for f in t.fields], legacy)
-    # Flink converts collection elements with the legacy mapping whatever the option says.
-    if r == "ARRAY":
-        return {"type": "array", "items": _schema(t.element, name, True)}
-    if r in ("MAP", "MULTISET"):
-        key = t.key if r == "MAP" else t.element
-        if key is None or not key.is_string:
-            raise ConnectorError(f"Avro format doesn't support non-string as key type of map. "
-                                 f"The key type is: {key.sql() if key else '?'}")
-        value = t.value if r == "MAP" else DataType("INT", False)
-        return {"type": "map", "values": _schema(value, name, True)}
-    raise ConnectorError(f"Unsupported to derive Schema for type: {t.sql()}")
-
-
-def _timestamp_logical(t: DataType, legacy: bool) -> str:
-    p = 6 if t.precision is None else t.precision
-    ltz = t.root == "TIMESTAMP_LTZ"
-    if legacy and ltz:
-        raise ConnectorError(f"Unsupported to derive Schema for type: {t.sql()} (set "
-                             f"'avro.timestamp_mapping.legacy' = 'false' to map it to Avro's timestamp-millis)")
-    if legacy and p > 3:
-        raise ConnectorError(f"Avro does not support TIMESTAMP type with precision: {p}, "
-                             f"it only supports precision less than 3.")
-    if p > 9:
-        raise ConnectorError(f"Avro does not support TIMESTAMP type with precision: {p}, "
-                             f"it only supports precision less than 9.")
-    unit = "millis" if p <= 3 else "micros" if p <= 6 else "nanos"
-    return f"timestamp-{unit}" if ltz or legacy else f"local-timestamp-{unit}"
-
-
 # -- decode ------------------------------------------------------------------------------
 def decode_detailed(data: Column, columns: list[tuple[str, DataType]], o: AvroOptions, tag: str = "") -> Decoded:
     """The table columns from one Avro datum in ``data`` (bytes); ``bad`` for bytes that do not
     decode (Flink: ``Failed to deserialize Avro record.``)."""
-    from sqlengine.runtime.spark_avro import ensure_loaded
+    from connectors.formats.spark_avro import ensure_loaded
     ensure_loaded()
     if o.encoding == "json":
         from connectors.formats import avro_json
@@ -187,7 +103,7 @@ def _from_wire(c: Column, t: DataType) -> Column:
 # -- encode ------------------------------------------------------------------------------
 def encode_with(cols: list[tuple[Column, DataType, str]], o: AvroOptions) -> Column:
     """One Avro datum per row (bytes), Flink's schema, every column in order."""
-    from sqlengine.runtime.spark_avro import ensure_loaded
+    from connectors.formats.spark_avro import ensure_loaded
     ensure_loaded()
     columns = [(name, t) for _, t, name in cols]
     if o.encoding == "json":

@@ -14,7 +14,7 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 from pyspark.sql import types as st
 
-from connectors.formats import avro as A
+from connectors.formats import avro_schema as A
 from connectors.formats import json as J
 from connectors.formats.decoded import Decoded
 from sqlengine.types import DataType

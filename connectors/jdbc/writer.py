@@ -40,7 +40,7 @@ from pyspark.sql.datasource import DataSourceArrowWriter, WriterCommitMessage
 
 from connectors.jdbc.pg import (MARKERS, PostgresError, connect, describe, error_text, gid, quote_ident,
                                 quote_table, sink_gid_prefix)
-from sqlengine.runtime.faults import reached
+from sqlengine.faults import reached
 
 log = logging.getLogger("sqlengine.jdbc")
 

@@ -41,7 +41,7 @@ import pyarrow as pa
 from pyspark.sql.datasource import (DataSource, DataSourceReader, DataSourceStreamReader, InputPartition)
 from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadLimit, ReadMaxRows
 
-from sqlengine.runtime.faults import reached
+from sqlengine.faults import reached
 
 SOURCE_NAME = "sqlengine_kafka"
 DATA, EOI_PLANNED, DONE = 0, 1, 2

@@ -34,7 +34,7 @@ import pyarrow as pa
 from pyspark import TaskContext
 from pyspark.sql.datasource import DataSourceArrowWriter, WriterCommitMessage
 
-from sqlengine.runtime.faults import reached
+from sqlengine.faults import reached
 
 log = logging.getLogger("sqlengine.kafka")
 TXN_TIMEOUT_MS = "900000"  # the broker's default transaction.max.timeout.ms (15 min)

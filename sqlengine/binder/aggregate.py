@@ -245,13 +245,7 @@ def _grouping_call(qb, node: exp.Expression, binder: ExprBinder, keys: list[int]
 def _fix(e: P.Expr, node: P.Node) -> P.Expr:
     """Give agg ColRefs their final names (the Aggregate's output names)."""
     from dataclasses import replace
-    if isinstance(e, P.ColRef):
-        return replace(e, name=node.schema[e.index].name)
-    if isinstance(e, P.Call):
-        return replace(e, args=tuple(_fix(a, node) for a in e.args))
-    if isinstance(e, P.Cast):
-        return replace(e, arg=_fix(e.arg, node))
-    return e
+    return P.map_refs(e, lambda r: replace(r, name=node.schema[r.index].name))
 
 
 def _below_window(qb, node: P.Node, in_scope: Scope):
@@ -266,7 +260,7 @@ def _below_window(qb, node: P.Node, in_scope: Scope):
     property themselves, only pass them through (renamed or not)."""
     from dataclasses import replace
 
-    from sqlengine.binder.query import _dedupe
+    from sqlengine.binder.relation import dedupe as _dedupe
     from sqlengine.rules.calc_merge import peel_calcs
     if isinstance(node, P.WindowTableFunction):
         return node.input, in_scope, node.window
@@ -341,7 +335,7 @@ def _bind_select_list(select: exp.Select, scope: Scope):
         projs.append(binder.bind(inner))
         names.append(item.alias if isinstance(item, exp.Alias) else
                      inner.name if isinstance(inner, exp.Column) else f"EXPR${i}")
-    from sqlengine.binder.query import _dedupe
+    from sqlengine.binder.relation import dedupe as _dedupe
     return projs, _dedupe(names)
 
 

@@ -20,7 +20,7 @@ from sqlengine.binder.types import to_flink
 from sqlengine.dialect import nodes as dn
 from sqlengine.dialect.script import span_of
 from sqlengine.errors import Span, UnsupportedError, ValidationError
-from sqlengine.functions.registry import Arg, cast_allowed, lookup_aggregate, lookup_scalar
+from sqlengine.functions.registry import Arg, cast_allowed, lookup_aggregate, lookup_scalar, to_arg  # noqa: F401
 from sqlengine.plan.nodes import Call, Cast, ColRef, Expr, Lit
 
 UNITS = {"YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND", "MILLISECOND",
@@ -588,12 +588,6 @@ def _json_options(null_handling: str, members: list[Expr]) -> Lit:
     the members made by JSON_OBJECT or JSON_ARRAY, which nest as JSON, not as strings."""
     raw = [str(i) for i, m in enumerate(members) if isinstance(m, Call) and m.name in ("JSON_OBJECT", "JSON_ARRAY", "JSON")]
     return Lit(T.STRING(False), f"{null_handling};{','.join(raw)}")
-
-
-def to_arg(e: Expr) -> Arg:
-    if isinstance(e, Lit):
-        return Arg(e.type, True, e.value)
-    return Arg(e.type)
 
 
 def _is_boolean_expr(node: exp.Expression) -> bool:

@@ -37,17 +37,6 @@ def conjoin(parts: list[P.Expr]) -> Optional[P.Expr]:
     return out
 
 
-def shift(e: P.Expr, by: int) -> P.Expr:
-    """Move every column reference of ``e`` by ``by`` positions."""
-    if isinstance(e, P.ColRef):
-        return replace(e, index=e.index + by)
-    if isinstance(e, P.Call):
-        return replace(e, args=tuple(shift(a, by) for a in e.args))
-    if isinstance(e, P.Cast):
-        return replace(e, arg=shift(e.arg, by))
-    return e
-
-
 def is_true(e: Optional[P.Expr]) -> bool:
     return isinstance(e, P.Lit) and e.value is True
 
@@ -55,7 +44,7 @@ def is_true(e: Optional[P.Expr]) -> bool:
 # -- binding the FROM clause ----------------------------------------------------------------
 def bind_join(qb, left, j: exp.Join):
     """One ``JOIN`` item of a FROM clause on top of ``left`` (a Relation)."""
-    from sqlengine.binder.query import Relation
+    from sqlengine.binder.relation import Relation
     item = j.this
     side = (j.side or "").upper()
     kind = (j.kind or "").upper()
@@ -96,7 +85,7 @@ def _bind_condition(qb, rel, on: exp.Expression) -> P.Expr:
 def bind_using(qb, left, right, jkind: str, j: exp.Join):
     """``JOIN r USING (k)``: the common columns once (first), then the other columns;
     each side's copy stays reachable through its qualifier (``l.k``)."""
-    from sqlengine.binder.query import Relation
+    from sqlengine.binder.relation import Relation
     names = [i.name for i in j.args["using"]]
     nl = len(left.node.schema)
     lnames, rnames = left.node.names(), right.node.names()
@@ -202,16 +191,6 @@ def classify(qb, join: P.Join) -> P.Node:
     return replace(join, left_keys=tuple(p[0] for p in pairs), right_keys=tuple(p[1] for p in pairs))
 
 
-def _remap(e: P.Expr, nl: int, by: int) -> P.Expr:
-    if isinstance(e, P.ColRef):
-        return replace(e, index=e.index + by) if e.index >= nl else e
-    if isinstance(e, P.Call):
-        return replace(e, args=tuple(_remap(a, nl, by) for a in e.args))
-    if isinstance(e, P.Cast):
-        return replace(e, arg=_remap(e.arg, nl, by))
-    return e
-
-
 def _compute_key_expressions(qb, join: P.Join) -> Optional[P.Node]:
     nl, nr = len(join.left.schema), len(join.right.schema)
     lx: list[P.Expr] = []
@@ -227,9 +206,9 @@ def _compute_key_expressions(qb, join: P.Join) -> Optional[P.Node]:
         if not ra or not rb:
             continue
         if max(ra) < nl <= min(rb):
-            found.append((c, a, shift(b, -nl)))
+            found.append((c, a, P.shift_refs(b, -nl)))
         elif max(rb) < nl <= min(ra):
-            found.append((c, b, shift(a, -nl)))
+            found.append((c, b, P.shift_refs(a, -nl)))
     if not found:
         return None
     for _, le, re_ in found:
@@ -249,7 +228,7 @@ def _compute_key_expressions(qb, join: P.Join) -> Optional[P.Node]:
     for c in conjuncts(join.condition):
         hit = next((f for f in found if f[0] is c), None)
         if hit is None:
-            parts.append(_remap(c, nl, by))
+            parts.append(P.shift_refs(c, by, start=nl))
         else:
             parts.append(replace(c, args=(key_ref(hit[1], left, lx, nl, 0), key_ref(hit[2], right, rx, nr, nl2))))
     inner = classify(qb, replace(join, left=left, right=right, condition=conjoin(parts)))
@@ -348,7 +327,7 @@ def _interval_join(join: P.Join, pairs, nl: int, width: int) -> Optional[P.Join]
 # -- temporal joins ------------------------------------------------------------------------
 def bind_temporal(qb, left, j: exp.Join, jkind: str):
     """``l [LEFT] JOIN r FOR SYSTEM_TIME AS OF l.t ON l.k = r.pk``."""
-    from sqlengine.binder.query import Relation
+    from sqlengine.binder.relation import Relation
     from catalog.objects import CatalogView
     item: exp.Table = j.this
     if jkind not in ("INNER", "LEFT"):
@@ -407,8 +386,9 @@ def _versioned_view(node: P.Node):
     insert-only input with ``t`` its row time. Every input row is then a version of its key
     from its time on, so the join reads the input itself: (the same columns over the
     dedup's input, the key positions, the time position), or None."""
+    from sqlengine.rules import optimize
     from sqlengine.rules.calc_merge import peel_calcs
-    calc, rank = peel_calcs(node)
+    calc, rank = peel_calcs(optimize(node))  # a filter on ROW_NUMBER() is a Rank once optimized
     if not (isinstance(rank, P.Rank) and rank.rank_fn == "ROW_NUMBER" and rank.rank_start == rank.rank_end == 1
             and len(rank.order_keys) == 1 and not rank.order_keys[0].ascending
             and rank.input.schema[rank.order_keys[0].index].type.time_attr == "ROWTIME"):
@@ -431,7 +411,7 @@ def _versioned_view(node: P.Node):
 
 
 def _lookup_join(qb, left, right, j: exp.Join, jkind: str, time_ref: P.ColRef):
-    from sqlengine.binder.query import Relation
+    from sqlengine.binder.relation import Relation
     quals = left.qualifiers + right.qualifiers
     nl = len(left.node.schema)
     cond = _bind_condition(qb, Relation(P.Join(left.node, right.node, jkind, None), quals), j.args["on"])
@@ -447,7 +427,7 @@ def _lookup_join(qb, left, right, j: exp.Join, jkind: str, time_ref: P.ColRef):
 # -- UNNEST ---------------------------------------------------------------------------------
 def bind_unnest(qb, left, item: exp.Unnest, side: str, on: Optional[exp.Expression]):
     """``CROSS JOIN UNNEST(expr) [WITH ORDINALITY] AS t(cols)`` (lateral over ``left``)."""
-    from sqlengine.binder.query import Relation
+    from sqlengine.binder.relation import Relation
     if side not in ("", "LEFT"):
         raise UnsupportedError(f"{side} JOIN UNNEST is not supported", qb.span(item))
     if side == "LEFT" and on is not None and not (isinstance(on, exp.Boolean) and on.this):

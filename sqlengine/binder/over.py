@@ -54,7 +54,7 @@ def _resolve(qb, w: exp.Window, named: dict) -> exp.Window:
 
 def bind_over(qb, select: exp.Select, rel):
     """Returns the relation with the Over nodes and (window AST, bound column) pairs."""
-    from sqlengine.binder.query import Relation
+    from sqlengine.binder.relation import Relation
     named = {w.this.name.lower(): w for w in select.args.get("windows") or []}
     windows = _windows(select)
     scope = rel.scope(qb.source)

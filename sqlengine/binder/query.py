@@ -10,6 +10,7 @@ from catalog.objects import CatalogTable, CatalogView
 from sqlengine import types as T
 from sqlengine.binder.ddl import check_rowtime_type
 from sqlengine.binder.expressions import ExprBinder, Scope, ScopeColumn, bind_aggregate_call
+from sqlengine.binder.relation import Relation, dedupe as _dedupe
 from sqlengine.dialect import nodes as dn
 from sqlengine.dialect.script import parse_one, span_of
 from sqlengine.errors import Span, UnsupportedError, ValidationError
@@ -18,17 +19,6 @@ from sqlengine.plan import nodes as P
 LEGACY_WINDOWS = {"TUMBLE": "TUMBLE", "HOP": "HOP", "SESSION": "SESSION"}
 LEGACY_PROPS = {"_START": "window_start", "_END": "window_end", "_ROWTIME": "window_time",
                 "_PROCTIME": "window_time"}
-
-
-@dataclass
-class Relation:
-    node: P.Node
-    qualifiers: list[Optional[str]]  # per output column
-    hidden: set[int] = field(default_factory=set)  # not in `*` nor found unqualified (USING)
-
-    def scope(self, source: str) -> Scope:
-        return Scope([ScopeColumn(q, f.name, f.type, i, i in self.hidden)
-                      for i, (q, f) in enumerate(zip(self.qualifiers, self.node.schema))], source)
 
 
 class QueryBinder:
@@ -339,7 +329,6 @@ class QueryBinder:
         if conds:
             rel = Relation(P.Calc(rel.node, _identity(rel.node), tuple(rel.node.names()), J.conjoin(conds)),
                            rel.qualifiers, rel.hidden)
-            rel.node = _to_rank(rel.node)
         from sqlengine.binder.aggregate import bind_aggregation, needs_aggregation
         from sqlengine.binder.over import bind_over, has_over
         if needs_aggregation(self, node):
@@ -475,7 +464,6 @@ class QueryBinder:
         if isinstance(table, CatalogView):
             raise ValidationError(f"Cannot insert into view {path}", self.span(node))
         query = self.bind_query(node.expression)
-        check_streaming_plan(query, self.streaming)
         sink_cols = [c for c in table.schema.columns if c.kind == "physical" or
                      (c.kind == "metadata" and not c.virtual)]
         if columns:
@@ -509,34 +497,6 @@ class QueryBinder:
         return P.Sink(query, name, fields, table.options, options.get("connector", ""),
                       bool(node.args.get("overwrite")), span=self.span(node), metadata=metadata,
                       primary_key=tuple(table.schema.primary_key or ()))
-
-
-def check_streaming_plan(plan: P.Node, streaming: bool) -> None:
-    """What Flink rejects only once the whole query is known: a ranking function whose
-    result no filter turned into a Top-N runs only in batch mode."""
-    if not streaming:
-        return
-    for n in P.walk(plan):
-        if isinstance(n, P.Over):
-            for c in n.calls:
-                if c.name in ("ROW_NUMBER", "RANK", "DENSE_RANK"):
-                    raise UnsupportedError(
-                        f"{c.name}() OVER without a filter on its result (Top-N: WHERE rn <= N) is not "
-                        "supported in streaming mode; it is supported in batch mode.")
-
-
-def _to_rank(plan: P.Node) -> P.Node:
-    """A filter on a ROW_NUMBER/RANK/DENSE_RANK column below is a Top-N (rules/rank.py)."""
-    from sqlengine.rules.calc_merge import calc_merge
-    from sqlengine.rules.rank import rank
-    inner = plan
-    while isinstance(inner, P.Calc):
-        inner = inner.input
-    if not isinstance(inner, P.Over):
-        return plan
-    while isinstance(plan, P.Calc) and isinstance(plan.input, P.Calc):
-        plan = calc_merge(plan)
-    return rank(plan) or plan
 
 
 def _same_type(src: T.DataType, dst: T.DataType) -> bool:
@@ -577,14 +537,3 @@ def _varchar(t: T.DataType) -> T.DataType:
     return T.VARCHAR(t.precision or 1, t.nullable) if t.root == "CHAR" else t
 
 
-def _dedupe(names: list[str]) -> list[str]:
-    seen: dict[str, int] = {}
-    out = []
-    for n in names:
-        if n in seen:
-            seen[n] += 1
-            out.append(f"{n}{seen[n] - 1}")
-        else:
-            seen[n] = 0
-            out.append(n)
-    return out

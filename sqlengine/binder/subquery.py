@@ -24,17 +24,6 @@ def _bool(name: str, *args: P.Expr) -> P.Expr:
     return P.Call(T.BOOLEAN(), name, tuple(args))
 
 
-def shift_from(e: P.Expr, start: int, by: int) -> P.Expr:
-    """Shift the references at or after ``start`` by ``by``."""
-    if isinstance(e, P.ColRef):
-        return replace(e, index=e.index + by) if e.index >= start else e
-    if isinstance(e, P.Call):
-        return replace(e, args=tuple(shift_from(a, start, by) for a in e.args))
-    if isinstance(e, P.Cast):
-        return replace(e, arg=shift_from(e.arg, start, by))
-    return e
-
-
 def _top_conjuncts(where: Optional[exp.Expression]) -> list[exp.Expression]:
     if where is None:
         return []
@@ -85,7 +74,7 @@ class SubqueryBinder:
                 raise err
             sub, corr, irel = found
             binder = ExprBinder(irel.scope(self.qb.source))
-            items = [J.shift(binder.bind(e.this if isinstance(e, exp.Alias) else e), self.width)
+            items = [P.shift_refs(binder.bind(e.this if isinstance(e, exp.Alias) else e), self.width)
                      for e in query.expressions]
         lhs = node.this.expressions if isinstance(node.this, exp.Tuple) else [node.this]
         if len(items) != len(lhs):
@@ -154,7 +143,7 @@ class SubqueryBinder:
 
     def apply(self, rel):
         """Append the scalar joins (hidden columns), then the SEMI/ANTI joins."""
-        from sqlengine.binder.query import Relation
+        from sqlengine.binder.relation import Relation
         node, quals, hidden = rel.node, list(rel.qualifiers), set(rel.hidden)
         for sub, cond in self.scalars:
             hidden |= set(range(len(node.schema), len(node.schema) + len(sub.schema)))
@@ -163,7 +152,7 @@ class SubqueryBinder:
         delta = len(node.schema) - self.width
         for kind, sub, cond in self.semis:
             if cond is not None and delta:
-                cond = shift_from(cond, self.width, delta)
+                cond = P.shift_refs(cond, delta, start=self.width)
             join = P.Join(node, sub, kind, cond)
             node = J.classify(self.qb, join)
         return Relation(node, quals, hidden)

@@ -30,6 +30,15 @@ class Arg:
     value: Any = None
 
 
+def to_arg(e: Any) -> Arg:
+    """What function typing knows of a bound expression (``plan.nodes.Expr``): its type,
+    and its value when it is a literal."""
+    from sqlengine.plan.nodes import Lit
+    if isinstance(e, Lit):
+        return Arg(e.type, True, e.value)
+    return Arg(e.type)
+
+
 @dataclass(frozen=True)
 class LowerContext:
     """Session settings a lowering may depend on."""

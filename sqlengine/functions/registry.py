@@ -9,7 +9,7 @@ from typing import Optional
 
 from . import (aggregates, arrays, conditional, constructors, numeric, operators,  # noqa: F401
                strings, strings_format, strings_regex, temporal)
-from .base import (AGGREGATES, SCALARS, AggregateFunction, Arg, LowerContext,
+from .base import (AGGREGATES, SCALARS, AggregateFunction, Arg, LowerContext, to_arg,
                    ScalarFunction)
 from .casts import cast_allowed, cast_error, coerce, lower_cast
 from .constructors import row_type

@@ -7,7 +7,7 @@ Each relational node's class name is its EXPLAIN label; ``children()`` and
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from sqlengine.errors import Span
 from sqlengine.types import DataType
@@ -20,6 +20,18 @@ class Expr:
 
     def children(self) -> tuple["Expr", ...]:
         return ()
+
+    def with_children(self, children: tuple["Expr", ...]) -> "Expr":
+        return self
+
+    def transform(self, fn: Callable[["Expr"], Optional["Expr"]]) -> "Expr":
+        """Rewrite bottom-up (sqlglot's ``transform``): children first, then ``fn`` on the
+        node with its new children; ``fn`` returns a replacement, or None to keep it."""
+        kids = self.children()
+        new = tuple(k.transform(fn) for k in kids)
+        node = self.with_children(new) if new != kids else self
+        out = fn(node)
+        return node if out is None else out
 
 
 @dataclass(frozen=True)
@@ -51,6 +63,9 @@ class Call(Expr):
     def children(self) -> tuple[Expr, ...]:
         return self.args
 
+    def with_children(self, children: tuple[Expr, ...]) -> Expr:
+        return replace(self, args=children)
+
     def __str__(self) -> str:
         if self.name in ("+", "-", "*", "/", "=", "<>", "<", "<=", ">", ">=", "AND", "OR", "||") \
                 and len(self.args) == 2:
@@ -65,6 +80,9 @@ class Cast(Expr):
 
     def children(self) -> tuple[Expr, ...]:
         return (self.arg,)
+
+    def with_children(self, children: tuple[Expr, ...]) -> Expr:
+        return replace(self, arg=children[0])
 
     def __str__(self) -> str:
         return f"{'TRY_CAST' if self.safe else 'CAST'}({self.arg} AS {self.type.sql(False)})"
@@ -86,6 +104,16 @@ class AggCall:
 
 def _wrap(e: Expr) -> str:
     return f"({e})" if isinstance(e, Call) and e.name in ("AND", "OR", "+", "-") else str(e)
+
+
+def map_refs(e: Expr, fn: Callable[[ColRef], Expr]) -> Expr:
+    """``e`` with every column reference replaced by ``fn(ref)``."""
+    return e.transform(lambda x: fn(x) if isinstance(x, ColRef) else None)
+
+
+def shift_refs(e: Expr, by: int, start: int = 0) -> Expr:
+    """``e`` with the references at or after position ``start`` moved by ``by``."""
+    return map_refs(e, lambda r: replace(r, index=r.index + by) if r.index >= start else r)
 
 
 def refs(e: Expr) -> set[int]:

@@ -9,13 +9,7 @@ from sqlengine.plan import nodes as P
 
 def substitute(e: P.Expr, inner: tuple[P.Expr, ...]) -> P.Expr:
     """Rewrite ``e`` (over the inner Calc's outputs) onto the inner Calc's input."""
-    if isinstance(e, P.ColRef):
-        return inner[e.index]
-    if isinstance(e, P.Call):
-        return replace(e, args=tuple(substitute(a, inner) for a in e.args))
-    if isinstance(e, P.Cast):
-        return replace(e, arg=substitute(e.arg, inner))
-    return e
+    return P.map_refs(e, lambda r: inner[r.index])
 
 
 def calc_merge(node: P.Node) -> Optional[P.Node]:

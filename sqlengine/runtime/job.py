@@ -19,11 +19,18 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from connectors.base import OP, Options, SinkContext, check_metadata, factory_for
+from sqlengine.config import max_parallelism, parallelism, state_ttl_ms
+from sqlengine.config import streaming as is_streaming
 from sqlengine.errors import ExecutionError, SqlEngineError, ValidationError
-from sqlengine.plan import nodes as P
+from sqlengine.faults import reached
+from sqlengine.hidden import Lowered
+from sqlengine.plan.dag import INSERT_ONLY, Dag, PhysicalNode
+from sqlengine.runtime.context import BatchContext, JobContext
+from sqlengine.runtime.epoch import EpochDriver
+from sqlengine.runtime.execute import lower_batch
 from sqlengine.runtime.failure import root_cause
-from sqlengine.runtime.lower import LowerState, Lowerer, Lowered, drop_eoi, release
+from sqlengine.runtime.multisink import tagged_union, write_all
+from sqlengine.runtime.runner import finished, start_epoch_query, stop_at_epoch_boundary
 
 STATE_STORE_PROVIDER = "spark.sql.streaming.stateStore.providerClass"
 # Flink's state.backend.type -> Spark's state store. Spark records the provider in the
@@ -45,21 +52,6 @@ def request_stop() -> None:
 
 def stop_requested() -> bool:
     return _STOP.is_set()
-# Throttled sources (datagen's rows-per-second) slower than this run back to back.
-MIN_TRIGGER_MS = 50
-
-
-def trigger_interval(state: LowerState) -> str:
-    """Spark's processing-time trigger: back to back, unless a source is throttled.
-
-    A datagen table produces ``rows-per-second`` rows per second, as in Flink: its
-    rate source yields a fixed number of rows per micro-batch and asks for a trigger
-    interval (``trigger_interval_ms``). With several throttled sources the slowest
-    interval wins, so no source exceeds its rate.
-    """
-    asked = [ms for ms in (getattr(s, "trigger_interval_ms", None) for s in state.scans) if ms]
-    ms = max(asked, default=0)
-    return f"{ms} milliseconds" if ms >= MIN_TRIGGER_MS else "0 seconds"
 
 
 def state_store_provider(conf: dict[str, str]) -> str:
@@ -83,13 +75,30 @@ def default_checkpoint_root(job_id: str) -> str:
 
 
 @dataclass
+class EpochQuery:
+    """A running streaming query of a job: Spark's query, the epoch driver that is its
+    ``foreachBatch``, and the sinks it writes."""
+
+    query: Any
+    driver: EpochDriver
+    writers: list[Any] = field(default_factory=list)
+
+    @property
+    def isActive(self) -> bool:  # noqa: N802 - Spark's name
+        return self.query.isActive
+
+    def stop(self) -> None:
+        self.query.stop()
+
+
+@dataclass
 class Job:
     """A submitted INSERT or statement set. Streaming jobs run until their bounded inputs
     end, or until stopped (``stop``: at an epoch boundary, committed, restorable from
     ``checkpoint_root``) or cancelled; ``done`` is set when the job has ended."""
 
     job_id: str
-    queries: list[Any] = field(default_factory=list)
+    queries: list[EpochQuery] = field(default_factory=list)
     status: str = "RUNNING"
     error: Optional[BaseException] = None
     messages: list[str] = field(default_factory=list)
@@ -129,76 +138,75 @@ class Job:
 
 
 class JobRunner:
-    def __init__(self, spark, conf: dict[str, str], ctx):
+    """Runs planned DAGs (``planner.Planner.plan``) on Spark."""
+
+    def __init__(self, spark, conf: dict[str, str], functions):
         self.spark = spark
         self.conf = conf
-        self.ctx = ctx
+        self.functions = functions
 
     @property
     def streaming(self) -> bool:
-        return self.conf.get("execution.runtime-mode", "streaming").lower() != "batch"
+        return is_streaming(self.conf)
 
-    def state(self, job_id: str) -> LowerState:
-        from sqlengine.config import max_parallelism, parallelism, state_ttl_ms
+    def context(self, job_id: str) -> JobContext:
         state_ttl_ms(self.conf)  # an invalid TTL fails before the job starts
         par = parallelism(self.conf)
         maxp = max_parallelism(self.conf)
-        self.spark.conf.set("spark.sql.shuffle.partitions", str(maxp))
+        ctx = JobContext(self.spark, self.streaming, par, maxp, self.conf, job_id, self.functions)
+        self.spark.conf.set("spark.sql.shuffle.partitions", str(ctx.shuffle_partitions))
         self.spark.conf.set(STATE_STORE_PROVIDER, state_store_provider(self.conf))
-        return LowerState(self.spark, self.streaming, par, maxp, self.conf, job_id, self.ctx)
+        return ctx
 
-    def run_sinks(self, sinks: list[P.Sink], statement: str, wait: bool = True) -> Job:
-        """Run the sinks' job. A batch job runs to its end here; a streaming job is driven
-        here (``wait``) or by a background thread (the job's ``done`` event tells when it
-        ended, its ``error`` why it failed)."""
+    def run(self, dag: Dag, statement: str, wait: bool = True) -> Job:
+        """Run a DAG whose roots are sinks (an INSERT or a statement set). A batch job runs
+        to its end here; a streaming job is driven here (``wait``) or by a background
+        thread (the job's ``done`` event tells when it ended, its ``error`` why it failed).
+        Sinks fed by no streaming source (``INSERT ... VALUES`` in a streaming statement
+        set) are written first, as a batch job over their part of the DAG."""
         job_id = self.conf.get("pipeline.job-id") or uuid.uuid4().hex
-        job = Job(job_id, name=self.conf.get("pipeline.name") or _job_name(sinks))
-        state = self.state(job_id)
-        from sqlengine.rules import optimize
-        plans = [sink.with_children((optimize(sink.input),)) for sink in sinks]
-        sids = [operator_id(statement, sink.table, str(i)) for i, sink in enumerate(sinks)]
-        streamed = [self.streaming and _has_scan(p) for p in plans]
-        static = [(p, sid) for p, sid, s in zip(plans, sids, streamed) if not s]
+        job = Job(job_id, name=self.conf.get("pipeline.name") or _job_name(dag.roots))
+        ctx = self.context(job_id)
+        sids = {r: operator_id(statement, r.logical.table, str(i)) for i, r in enumerate(dag.roots)}
+        live = [r for r in dag.roots if self.streaming and _reads_table(r)]
+        static = [r for r in dag.roots if r not in live]
         if static:  # batch mode, or e.g. INSERT ... VALUES in a streaming statement set
-            lw = Lowerer(state)
-            lowered = lw.run(lw.plan([p for p, _ in static]))
+            part = dag.restricted(static)
             try:
-                self._run_batch([(p, low, sid) for (p, sid), low in zip(static, lowered)], state, job)
+                self._run_batch(part, lower_batch(ctx, part), ctx, job, sids)
             except BaseException:
                 job.done.set()
                 raise
-        live = [(p, sid) for p, sid, s in zip(plans, sids, streamed) if s]
         if not live:
             job.done.set()
             return job
         job.status = "RUNNING"
         root = self.checkpoint_root(job_id)
         job.checkpoint_root = root
-        location = os.path.join(root, live[0][1] if len(live) == 1 else operator_id(statement, "set"))
+        location = os.path.join(root, sids[live[0]] if len(live) == 1 else operator_id(statement, "set"))
         if self.conf.get("execution.state-recovery.path") and not _holds_checkpoint(location):
             raise ExecutionError(
                 f"Cannot restore from '{root}': it holds no checkpoint of this statement (the "
                 f"checkpoint there was written by another statement; a checkpoint restores only "
                 f"the job that wrote it).")
         if self.conf.get("execution.state-recovery.path"):
-            from sqlengine.runtime.faults import reached
             reached("restore")
-        job.queries.append(self._start_epochs(live, state, location))
+        job.queries.append(self._start_epochs(dag.restricted(live), ctx, location, sids))
         if wait:
             try:
-                self.wait(job, state)
+                self.wait(job, ctx)
             except BaseException as exc:
                 job.error = exc
                 raise
             finally:
                 job.done.set()
         else:
-            threading.Thread(target=self._drive, args=(job, state), name=f"job-{job_id[:8]}", daemon=True).start()
+            threading.Thread(target=self._drive, args=(job, ctx), name=f"job-{job_id[:8]}", daemon=True).start()
         return job
 
-    def _drive(self, job: Job, state: LowerState) -> None:
+    def _drive(self, job: Job, ctx: JobContext) -> None:
         try:
-            self.wait(job, state)
+            self.wait(job, ctx)
         except BaseException as exc:  # noqa: BLE001 - kept on the job (SHOW JOBS, wait())
             job.error = exc
         finally:
@@ -217,56 +225,28 @@ class JobRunner:
         base = self.conf.get("execution.checkpointing.dir")
         return os.path.join(base, job_id) if base else default_checkpoint_root(job_id)
 
-    def _start_epochs(self, live, state: LowerState, location: str):
-        from sqlengine.physical.node import INSERT_ONLY
-        from sqlengine.runtime.streaming.runner import start_epoch_query
-        dag = Lowerer(state).plan([sink for sink, _ in live])
+    def _start_epochs(self, dag: Dag, ctx: JobContext, location: str, sids: dict) -> EpochQuery:
         consumers, writers = [], []
         holder: dict[str, Any] = {}
-        for (sink, sid), root in zip(live, dag.roots):
+        for root in dag.roots:
             updating = root.changelog != INSERT_ONLY
-            writer = self._sink(sink, state, sid, updating)
+            writer = root.op.writer(BatchContext(ctx, root), root.logical, sids[root], updating)
             writers.append(writer)
-            consumers.append(self._consumer(sink, writer, updating, holder))
-        sid = live[0][1][:6]
+            consumers.append(_consumer(root, writer, updating, holder))
+        first = dag.roots[0]
+        sid = sids[first][:6]
         # Before the first epoch: the consumers learn the query id, the sinks recover.
         opens = [lambda qid: holder.update(query_id=qid)] + [w.open for w in writers]
         query, driver = start_epoch_query(
-            state, dag, consumers, location,
-            f"{live[0][0].table}-{sid}" if len(live) == 1 else f"statement-set-{sid}", opens)
-        query._sqlengine_sinks = writers
-        return query
+            ctx, dag, consumers, location,
+            f"{first.logical.table}-{sid}" if len(dag.roots) == 1 else f"statement-set-{sid}", opens)
+        return EpochQuery(query, driver, writers)
 
-    def _consumer(self, sink: P.Sink, writer, updating: bool, holder: dict):
-        def consume(low: Lowered, epoch: int) -> None:
-            if low.empty:
-                return
-            writer.write_epoch(self._named(sink, low, updating), epoch, holder["query_id"])
-        return consume
-
-    def _sink(self, sink: P.Sink, state: LowerState, sid: str, updating: bool):
-        factory = factory_for(sink.connector or None, sink.table)
-        check_metadata(factory, sink.table, [k for _, k in sink.metadata], source=False)
-        ctx = SinkContext(state.spark, state.streaming, state.parallelism, sink.table,
-                          [(f.name, f.type) for f in sink.fields], Options(sink.connector, dict(sink.options)),
-                          updating, self.ctx.local_time_zone, state.job_id, sid, state.conf,
-                          list(sink.metadata), sink.primary_key, state.max_parallelism)
-        return factory.sink(ctx)
-
-    def _named(self, sink: P.Sink, low: Lowered, updating: Optional[bool] = None):
-        from pyspark.sql import functions as F
-        cols = [F.col(f"f{i}").alias(f.name) for i, f in enumerate(sink.fields)]
-        if low.updating:
-            cols.append(F.col(OP))
-        elif updating:
-            cols.append(F.lit("+I").alias(OP))
-        return drop_eoi(low).df.select(*cols)
-
-    def _run_batch(self, prepared, state: LowerState, job: Job) -> None:
-        from sqlengine.runtime.multisink import tagged_union, write_all
+    def _run_batch(self, dag: Dag, lowered: list[Lowered], ctx: JobContext, job: Job, sids: dict) -> None:
         try:
-            writers = [self._sink(sink, state, sid, low.updating) for sink, low, sid in prepared]
-            frames = [self._named(sink, low) for sink, low, _ in prepared]
+            writers = [r.op.writer(BatchContext(ctx, r), r.logical, sids[r], low.updating)
+                       for r, low in zip(dag.roots, lowered)]
+            frames = [r.op.rows(r.logical, low) for r, low in zip(dag.roots, lowered)]
             if len(writers) == 1:
                 writers[0].write_batch(frames[0])
             else:
@@ -274,7 +254,7 @@ class JobRunner:
             for w in writers:
                 w.on_job_end(True)
             job.status = "FINISHED"
-            job.messages.extend(_batch_metric_messages(state))
+            job.messages.extend(_batch_metric_messages(ctx))
         except SqlEngineError:
             job.status = "FAILED"
             raise
@@ -282,28 +262,27 @@ class JobRunner:
             job.status = "FAILED"
             raise ExecutionError(f"Job {job.job_id} failed: {root_cause(exc)}") from exc
         finally:
-            release(state)
+            ctx.release()
 
-    def wait(self, job: Job, state: LowerState) -> None:
+    def wait(self, job: Job, ctx: JobContext) -> None:
         """Drive every query until its bounded sources have ended (or forever if unbounded)."""
-        from sqlengine.runtime.streaming.runner import finished, stop_at_epoch_boundary
         stopped = []
         try:
             for q in job.queries:
-                while q.isActive:
-                    q.awaitTermination(POLL_SECONDS)
-                    if finished(q):
-                        q.stop()
-                    elif job.stopping and stop_at_epoch_boundary(q):
+                while q.query.isActive:
+                    q.query.awaitTermination(POLL_SECONDS)
+                    if finished(q.query, q.driver):
+                        q.query.stop()
+                    elif job.stopping and stop_at_epoch_boundary(q.query, q.driver):
                         stopped.append(q)
-                if q.exception() is not None and not (job.stopping and "StopRequested" in str(q.exception())):
-                    raise q.exception()
+                error = q.query.exception()
+                if error is not None and not (job.stopping and "StopRequested" in str(error)):
+                    raise error
                 if job.stopping and q not in stopped:
                     stopped.append(q)
             job.status = "STOPPED" if stopped else "CANCELED" if job.status == "CANCELED" else "FINISHED"
             for q in stopped:
-                driver = getattr(q, "_sqlengine_driver", None)
-                last = driver.last_epoch if driver is not None else None
+                last = q.driver.last_epoch
                 job.messages.append(
                     f"Job {job.job_id} stopped" + (f" after epoch {last} (committed)" if last is not None else "") +
                     f". To resume, SET 'execution.state-recovery.path' = '{job.checkpoint_root}';")
@@ -321,18 +300,26 @@ class JobRunner:
             raise ExecutionError(f"Job {job.job_id} failed: {root_cause(exc)}", hint=hint) from exc
         finally:
             for q in job.queries:
-                for writer in getattr(q, "_sqlengine_sinks", ()):
+                for writer in q.writers:
                     writer.on_job_end(job.status in ("FINISHED", "STOPPED"))
-            job.messages.extend(_metric_messages(job, state))
+            job.messages.extend(_metric_messages(job, ctx))
 
 
-def _job_name(sinks: list[P.Sink]) -> str:
+def _consumer(root: PhysicalNode, writer, updating: bool, holder: dict):
+    def consume(low: Lowered, epoch: int) -> None:
+        if low.empty:
+            return
+        writer.write_epoch(root.op.rows(root.logical, low, updating), epoch, holder["query_id"])
+    return consume
+
+
+def _job_name(sinks: list[PhysicalNode]) -> str:
     """Flink's default job name of an INSERT (``insert-into_<catalog.db.table>``)."""
-    return "insert-into_" + ",".join(s.table for s in sinks)
+    return "insert-into_" + ",".join(s.logical.table for s in sinks)
 
 
-def _has_scan(plan: P.Node) -> bool:
-    return any(isinstance(n, P.TableScan) for n in P.walk(plan))
+def _reads_table(node: PhysicalNode) -> bool:
+    return node.op.source or any(_reads_table(c) for c in node.children)
 
 
 def _holds_checkpoint(path: str) -> bool:
@@ -344,10 +331,10 @@ def _holds_checkpoint(path: str) -> bool:
     return False
 
 
-def _batch_metric_messages(state: LowerState) -> list[str]:
+def _batch_metric_messages(ctx: JobContext) -> list[str]:
     """Messages of sources that observed their metrics with a batch ``Observation``."""
     out = []
-    for scan in state.scans:
+    for scan in ctx.scans:
         obs = scan.observation
         if obs is None or isinstance(obs, str):
             continue
@@ -357,16 +344,16 @@ def _batch_metric_messages(state: LowerState) -> list[str]:
     return out
 
 
-def _metric_messages(job: Job, state: LowerState) -> list[str]:
+def _metric_messages(job: Job, ctx: JobContext) -> list[str]:
     out = []
-    for i, scan in enumerate(state.scans):
+    for i, scan in enumerate(ctx.scans):
         observed = scan.observation if isinstance(scan.observation, str) else \
             (f"metrics_{i + 1}" if scan.metrics else None)
         if observed is None:
             continue
         totals: dict[str, int] = {}
         for q in job.queries:
-            for p in q.recentProgress or []:
+            for p in q.query.recentProgress or []:
                 for name, values in (p.get("observedMetrics") or {}).items():
                     if name == observed:
                         values = values.asDict() if hasattr(values, "asDict") else dict(values)

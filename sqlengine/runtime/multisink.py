@@ -21,12 +21,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
 from connectors.base import Sink
-
-TAG = "__sink"
-
-
-def _slot(i: int) -> str:
-    return f"__s{i}"
+from sqlengine.hidden import TAG, slot as _slot
 
 
 def tagged_union(frames: Sequence[DataFrame]) -> DataFrame:

@@ -75,6 +75,15 @@ def prestart(conf: Optional[dict[str, str]] = None) -> None:
     _prestart.start()
 
 
+def started_session():
+    """The SparkSession once the background start (``prestart``) has ended, or None."""
+    if _prestart is not None:
+        _prestart.join()
+    from pyspark.sql import SparkSession
+    spark = SparkSession._instantiatedSession
+    return spark if spark is not None and spark._sc._jsc is not None else None
+
+
 def get_spark(conf: Optional[dict[str, str]] = None):
     """The process's SparkSession; created on first use with ``conf`` over the defaults.
 

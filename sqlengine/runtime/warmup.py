@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Iterator, Optional
+from typing import Any, Callable, Iterator, Optional
 
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
@@ -98,27 +98,23 @@ def run(spark) -> None:
         sc.setLocalProperty("spark.job.description", None)
 
 
-def start(spark=None) -> None:
-    """``run`` in a background thread (errors logged, never raised), once per process.
-    Without ``spark`` (the shell's idle prompt: Spark may still be starting), once the
-    SparkSession is up."""
+def start(spark: Any = None, session: Optional[Callable[[], Any]] = None) -> None:
+    """``run`` in a background thread (errors logged, never raised), once per process,
+    on ``spark``, or on what ``session()`` returns (the shell's idle prompt: Spark may
+    still be starting; it waits for it, and returns None if there is none)."""
     global _thread
     with _lock:
         if _thread is not None:
             return
-        _thread = threading.Thread(target=_body, args=(spark,), name="sqlengine-warmup", daemon=True)
+        _thread = threading.Thread(target=_body, args=(spark, session), name="sqlengine-warmup", daemon=True)
     _thread.start()
 
 
-def _body(spark) -> None:
+def _body(spark: Any, session: Optional[Callable[[], Any]]) -> None:
     try:
         if spark is None:
-            from pyspark.sql import SparkSession
-            from sqlengine.runtime import spark as S
-            if S._prestart is not None:
-                S._prestart.join()
-            spark = SparkSession._instantiatedSession
-            if spark is None or spark._sc._jsc is None or not enabled(spark):
+            spark = session() if session is not None else None
+            if spark is None or not enabled(spark):
                 return
         run(spark)
     except Exception:  # noqa: BLE001 - the first query starts the processes itself then

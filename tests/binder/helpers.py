@@ -7,7 +7,7 @@ from sqlengine.dialect import nodes as dn
 from sqlengine.dialect.script import parse_script
 from sqlengine.plan import nodes as P
 from sqlengine.rules import optimize
-from sqlengine.session import Session
+from sqlengine.api.session import Session
 
 
 def session(mode: str = "streaming") -> Session:
@@ -31,10 +31,10 @@ def run_ddl(s: Session, script: str) -> list[P.Sink]:
 
 
 def bind(s: Session, sql: str, optimized: bool = True) -> P.Node:
-    from sqlengine.binder.query import check_streaming_plan
+    """The query's plan; the planner's checks of the whole plan run on it too."""
     stmt = parse_script(sql)[0]
     plan = s.binder(stmt.span.source).bind_query(stmt.node)
-    check_streaming_plan(plan, s.streaming)
+    s.planner().dag([plan])
     return optimize(plan) if optimized else plan
 
 
@@ -44,3 +44,11 @@ def nodes(plan: P.Node, cls: type) -> list:
 
 def rows(s: Session, sql: str) -> list[tuple]:
     return sorted((tuple(r) for r in s.execute_sql(sql).collect()), key=repr)
+
+
+def updating_node(plan: P.Node, streaming: bool = True):
+    """The first node (bottom-up) of ``plan``'s DAG whose changelog is updating (logical), or None."""
+    from sqlengine.planner.changelog import updating_node as first
+    from sqlengine.planner.physical import plan_dag
+    found = first(plan_dag([plan], streaming, 2, 2).roots[0])
+    return found.logical if found is not None else None

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from sqlengine.session import Session
+from sqlengine.api.session import Session
 
 VIEWS = """
 CREATE VIEW l AS SELECT * FROM (VALUES (1, 'a', 10), (2, 'b', 20), (3, CAST(NULL AS STRING), 30), (4, 'd', 40)) AS t(id, name, v);

@@ -347,7 +347,7 @@ def test_describe_types_computed_columns_and_niladic_functions(spark):
     """Computed columns show their bound type (the catalog keeps only their SQL), and the
     niladic functions (LOCALTIMESTAMP, CURRENT_DATE, ...) are functions there and in
     queries; Flink 2.3 prints this table."""
-    from sqlengine.session import Session
+    from sqlengine.api.session import Session
     s = Session({"execution.runtime-mode": "batch"}, spark=spark)
     s.execute_sql("CREATE TABLE c (a INT, ts AS LOCALTIMESTAMP, d AS CURRENT_DATE, p AS PROCTIME(), b AS a + 1, "
                   "WATERMARK FOR ts AS ts) WITH ('connector' = 'datagen', 'number-of-rows' = '2')")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sqlengine.errors import ValidationError
-from sqlengine.session import Session
+from sqlengine.api.session import Session
 
 BASE = ("CREATE TABLE base (id INT, name STRING, ts TIMESTAMP(3), c AS id * 2, PRIMARY KEY (id) NOT ENFORCED, "
         "WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) "

@@ -42,7 +42,7 @@ def test_vendored_copy_matches_shared():
 
 def run_case(name: str, tmp_path: Path) -> tuple[int, str, Path]:
     from shell.cli import run_script
-    from sqlengine.session import Session
+    from sqlengine.api.session import Session
 
     case = CORPUS / "cases" / name
     out_dir = tmp_path / "out"

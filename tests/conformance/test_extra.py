@@ -141,7 +141,7 @@ def materialize(stdout: str, text: str, sinks: list[str], out_dir: Path) -> None
 
 def run_case(name: str, tmp_path: Path) -> tuple[int, str, Path]:
     from shell.cli import run_script
-    from sqlengine.session import Session
+    from sqlengine.api.session import Session
 
     case = EXTRA / name
     out_dir = tmp_path / "out"

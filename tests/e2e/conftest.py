@@ -19,7 +19,7 @@ BIDS_DDL = """CREATE TABLE bids (
 
 @pytest.fixture
 def session(spark, tmp_path):
-    from sqlengine.session import Session
+    from sqlengine.api.session import Session
     return Session({"execution.checkpointing.dir": str(tmp_path / "ckpt")}, spark=spark)
 
 

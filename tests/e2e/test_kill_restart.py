@@ -188,7 +188,7 @@ INSERT INTO out SELECT tier, {agg} FROM customers GROUP BY tier;
     # The same statement over a changed table, or with other key groups: in this process
     # (the same check; the CLI's one-line error is asserted above).
     from sqlengine.errors import ExecutionError
-    from sqlengine.session import Session
+    from sqlengine.api.session import Session
 
     def restore(text: str, **conf: str) -> str:
         session = Session({"execution.checkpointing.dir": str(ckpt), "pipeline.job-id": "kill-test",

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from sqlengine.errors import ValidationError
-from sqlengine.session import Session
+from sqlengine.api.session import Session
 from tests.e2e.conftest import BIDS_DDL, read_rows
 
 BIDS = BIDS_DDL + """
@@ -83,7 +83,7 @@ CREATE TABLE gen (id BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '
 CREATE TABLE sink (id BIGINT) WITH ('connector' = 'blackhole');
 """)
     job = s.execute_sql("INSERT INTO sink SELECT id FROM gen").wait().job
-    progress = job.queries[0].recentProgress
+    progress = job.queries[0].query.recentProgress
     assert [p["numInputRows"] for p in progress][:4] == [2, 2, 2, 2]
     starts = [datetime.fromisoformat(p["timestamp"].replace("Z", "+00:00")) for p in progress[:4]]
     # The first micro-batches overrun their second (JVM warm-up); once on time, a trigger

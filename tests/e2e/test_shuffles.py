@@ -3,7 +3,7 @@ each Hash edge one ``Exchange hashpartitioning`` on the edge's keys with as many
 partitions as key groups, for each Single edge one ``Exchange SinglePartition``, for
 each Broadcast edge one ``BroadcastExchange``, and no other exchange.
 
-The job is planned and lowered by the runtime itself (``Lowerer.plan`` / ``run``, the
+The job is planned and lowered by the runtime itself (``Planner.plan`` / ``lower_batch``, the
 path INSERT and SELECT take), in batch mode, written to Spark's ``noop`` sink, and its
 executed plan read back from Spark."""
 from __future__ import annotations
@@ -16,8 +16,9 @@ import pytest
 
 from sqlengine.dialect import parse_one
 from sqlengine.plan import nodes as P
-from sqlengine.runtime.lower import Lowerer, drop_eoi
-from sqlengine.session import Session
+from sqlengine.hidden import drop_eoi
+from sqlengine.runtime.execute import lower_batch
+from sqlengine.api.session import Session
 
 KEY_GROUPS = 8
 
@@ -108,11 +109,8 @@ def session(spark, tmp_path_factory):
 @pytest.mark.parametrize("shape", list(SHAPES))
 def test_executed_plan_has_the_dags_exchanges(session, shape):
     sql = SHAPES[shape]
-    plan = session.binder(sql).bind_query(parse_one(sql))
-    from sqlengine.rules import optimize
-    lw = Lowerer(session.runner().state("shape"))
-    dag = lw.plan([optimize(plan)])
-    df = drop_eoi(lw.run(dag)[0]).df
+    dag = session.planner().plan(parse_one(sql), sql).dag
+    df = drop_eoi(lower_batch(session.runner().context("shape"), dag)[0]).df
     df.write.format("noop").mode("overwrite").save()
     executed = df._jdf.queryExecution().executedPlan().toString()
     shown = "\n".join(line for line in executed.splitlines() if "Exchange" in line)
@@ -123,8 +121,7 @@ def test_shapes_cover_joins_and_top_n(session):
     """The list above exercises every kind of edge, a join and a Top-N."""
     kinds = Counter()
     for sql in SHAPES.values():
-        plan = session.binder(sql).bind_query(parse_one(sql))
-        for pn in Lowerer(session.runner().state("shape")).plan([plan]).nodes:
+        for pn in session.planner().plan(parse_one(sql), sql).dag.nodes:
             kinds[type(pn.logical).__name__] += 1
             kinds.update(e.kind for _, e in pn.inputs)
     assert kinds["Join"] >= 3 and kinds["Rank"] >= 2 and kinds["hash"] >= 12 and kinds["single"] >= 2

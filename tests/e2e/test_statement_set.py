@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sqlengine.session import Session
+from sqlengine.api.session import Session
 from tests.e2e.conftest import BIDS_DDL, read_rows, run_cli
 
 DDL = BIDS_DDL + """
@@ -66,7 +66,7 @@ def test_statement_set_is_one_job_with_the_rows_of_its_inserts(spark, tmp_path, 
     assert len(queries) == 1, f"one checkpoint per job, found {queries}"
     # One reader (one MicroBatchStream) for the table: Spark's progress lists distinct
     # sources; its offsets log repeats a source once per place it appears in the plan.
-    assert len(job.queries[0].lastProgress["sources"]) == 1
+    assert len(job.queries[0].query.lastProgress["sources"]) == 1
     first = (queries[0] / "offsets" / "0").read_text().splitlines()
     assert len({line for line in first[2:] if line.strip()}) == 1, first
     batches = sorted(int(p.name) for p in (queries[0] / "commits").iterdir() if p.name.isdigit())
@@ -105,10 +105,9 @@ def test_statement_set_restarts_from_its_checkpoint_without_duplicates(spark, tm
     expected = _outputs(tmp_path / "full")
 
     s1 = _session(spark, tmp_path, "split", **{"pipeline.job-id": "set"})
-    node = parse_one(SET)
-    sinks = [s1.plan_insert(i, SET) for i in node.expressions]
-    job = s1.runner().run_sinks(sinks, SET, wait=False)
-    query = job.queries[0]
+    planned = s1.planner().plan(parse_one(SET), SET)
+    job = s1.runner().run(planned.dag, SET, wait=False)
+    query = job.queries[0].query
     while query.isActive and (query.lastProgress is None or query.lastProgress["batchId"] < 2):
         query.awaitTermination(0.05)
     query.stop()

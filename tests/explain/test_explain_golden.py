@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from sqlengine.session import Session
+from sqlengine.api.session import Session
 
 HERE = Path(__file__).parent
 CASES = sorted(p.stem for p in (HERE / "golden").glob("*.sql"))

@@ -8,7 +8,7 @@ import datetime
 
 import pytest
 
-from sqlengine.session import Session
+from sqlengine.api.session import Session
 
 FLINK_2_3 = [
     ('ARRAY_APPEND(ARRAY[1,2], 3)', [1, 2, 3]),

@@ -12,7 +12,7 @@ import pytest
 
 from sqlengine.dialect import parse_script
 from sqlengine.errors import SqlEngineError, ValidationError
-from sqlengine.session import Session
+from sqlengine.api.session import Session
 
 
 def types_of(sql: str) -> list[str]:

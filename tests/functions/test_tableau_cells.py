@@ -6,7 +6,7 @@ import datetime as dt
 from pyspark.sql import Row
 
 from sqlengine import types as T
-from sqlengine.session import TableResult, _cell
+from sqlengine.api.session import TableResult, _cell
 
 TS = dt.datetime(2020, 4, 15, 8, 5, 0, 120000)
 

@@ -71,7 +71,7 @@ def test_a_value_without_a_literal_is_an_error_naming_its_type():
 def ipython(spark, tmp_path, monkeypatch):
     """An InteractiveShell with the extension loaded and a fresh Session on the test Spark."""
     from IPython.core.interactiveshell import InteractiveShell
-    from sqlengine.session import Session
+    from sqlengine.api.session import Session
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     shell = InteractiveShell.instance()

@@ -33,7 +33,7 @@ def run_both(spark, tmp_path: Path, ddl: str, query: str, lines_per_epoch: int =
              conf: dict[str, str] | None = None) -> tuple[list, Counter, Counter]:
     """(changelog, materialized streaming result, batch result) of ``query`` (``conf``:
     more session settings)."""
-    from sqlengine.session import Session
+    from sqlengine.api.session import Session
     out = {}
     for mode in ("streaming", "batch"):
         s = Session({"execution.runtime-mode": mode, "execution.checkpointing.dir": str(tmp_path / "ckpt"),

@@ -9,7 +9,7 @@ import datetime as dt
 import pytest
 
 from sqlengine.errors import ValidationError
-from sqlengine.session import Session
+from sqlengine.api.session import Session
 from tests.runtime.changelog_util import write_jsonl
 
 SECONDS = [1, 5, 3, 9, 2, 10, 4]

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from sqlengine.runtime.collect import ResultStream
+from sqlengine.runtime.results import ResultStream
 
 
 def test_batches_in_order_then_end():

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 
 from sqlengine.physical.operators.watermark_assigner import _per_split
-from sqlengine.runtime.streaming.epoch import WM_MAX, WM_MIN
+from sqlengine.runtime.watermarks import WM_MAX, WM_MIN
+
 
 @dataclass(frozen=True)
 class Assigner:
@@ -17,33 +18,48 @@ class Assigner:
 NODE = Assigner(1000)
 
 
-def lw(now: int, meta_in: dict, conf: dict, prev: int = WM_MIN, upstream: int = WM_MIN):
-    ep = SimpleNamespace(meta_in=meta_in, meta_out={}, now_ms=now, prev_wm=lambda node: prev)
-    return SimpleNamespace(ep=ep, state=SimpleNamespace(conf=conf), wm={NODE: upstream})
+class Context:
+    """What ``_per_split`` reads of its ``EpochContext``: the operator's facts of the
+    previous epoch, the configuration, the time and the watermarks."""
+
+    def __init__(self, now: int, facts: dict, conf: dict, prev: int = WM_MIN, upstream: int = WM_MIN):
+        self.now_ms, self.facts, self.conf = now, facts, conf
+        self.previous_watermark, self.upstream_watermark = prev, upstream
+        self.kept: dict = {}
+
+    def fact(self, key, default=None):
+        return self.facts.get(key, default)
+
+    def keep(self, key, value):
+        self.kept[key] = value
 
 
-def run(now, meta_in, splits, text, conf=None, prev=WM_MIN, upstream=WM_MIN):
-    low = lw(now, meta_in, conf or {}, prev, upstream)
-    fn = _per_split(low, NODE, "op", splits, lambda top: WM_MIN if top is None else top - NODE.delay_ms)
-    return fn(text), low.ep.meta_out
+def lw(now: int, facts: dict, conf: dict, prev: int = WM_MIN, upstream: int = WM_MIN) -> Context:
+    return Context(now, facts, conf, prev, upstream)
+
+
+def run(now, facts, splits, text, conf=None, prev=WM_MIN, upstream=WM_MIN):
+    ctx = lw(now, facts, conf or {}, prev, upstream)
+    fn = _per_split(ctx, NODE, splits, lambda top: WM_MIN if top is None else top - NODE.delay_ms)
+    return fn(text), ctx.kept
 
 
 def test_minimum_over_splits_and_a_split_without_rows_holds_it():
     wm, meta = run(100_000, {}, {"t:0": False, "t:1": False}, "50000,20000")
     assert wm == 20000 - 1000
-    assert meta["split_max"]["op"] == {"t:0": 50000, "t:1": 20000}
+    assert meta["split_max"] == {"t:0": 50000, "t:1": 20000}
     wm, _ = run(100_000, {}, {"t:0": False, "t:1": False}, "50000,")
     assert wm == WM_MIN  # t:1 never had a row and is not idle
 
 
 def test_idle_split_stops_holding_it_back():
-    meta_in = {"split_max": {"op": {"t:0": 50000}}, "split_seen": {"op": {"t:0": 1000, "t:1": 1000}}}
+    meta_in = {"split_max": {"t:0": 50000}, "split_seen": {"t:0": 1000, "t:1": 1000}}
     conf = {"table.exec.source.idle-timeout": "5 s"}
     wm, meta = run(3000, meta_in, {"t:0": False, "t:1": False}, "60000,", conf)
     assert wm == WM_MIN  # t:1 seen at 1000, silent for 2 s < 5 s: still holds it
     wm, meta = run(7000, meta_in, {"t:0": False, "t:1": False}, "60000,", conf)
     assert wm == 60000 - 1000  # t:1 idle now
-    assert meta["split_seen"]["op"] == {"t:0": 7000, "t:1": 1000}
+    assert meta["split_seen"] == {"t:0": 7000, "t:1": 1000}
     # every split idle: the watermark stays where it was
     wm, _ = run(60_000, meta_in, {"t:0": False, "t:1": False}, ",", conf, prev=40000)
     assert wm == 40000
@@ -72,9 +88,9 @@ def test_the_tables_idle_timeout_wins_over_the_sessions():
     assert _idle_timeout_ms(session, assigner({"scan.watermark.idle-timeout": "0 ms"})) == 0
     assert _idle_timeout_ms(lw(0, {}, {}), assigner({})) == 0
     # the timeout given to _per_split is the one used
-    meta_in = {"split_max": {"op": {"t:0": 50000}}, "split_seen": {"op": {"t:0": 1000, "t:1": 1000}}}
+    meta_in = {"split_max": {"t:0": 50000}, "split_seen": {"t:0": 1000, "t:1": 1000}}
     low = lw(3000, meta_in, {})
-    fn = _per_split(low, NODE, "op", {"t:0": False, "t:1": False},
+    fn = _per_split(low, NODE, {"t:0": False, "t:1": False},
                     lambda top: WM_MIN if top is None else top - NODE.delay_ms, 1000)
     assert fn("60000,") == 60000 - 1000  # t:1 silent for 2 s > 1 s: idle
 

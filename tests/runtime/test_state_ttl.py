@@ -27,7 +27,7 @@ def bids(tmp_path):
 
 
 def run(spark, tmp_path, ddl: str, query: str, ttl: str) -> list:
-    from sqlengine.session import Session
+    from sqlengine.api.session import Session
     s = Session({"execution.checkpointing.dir": str(tmp_path / f"ckpt-{ttl}"), "table.exec.state.ttl": ttl,
                  "sqlengine.filesystem.max-lines-per-batch": str(PER_EPOCH)}, spark=spark)
     s.execute_sql(ddl)

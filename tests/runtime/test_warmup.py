@@ -37,7 +37,7 @@ def _result(out: subprocess.CompletedProcess) -> dict:
 
 
 def _session(extra: str = "") -> dict:
-    script = ("from sqlengine.session import Session\n"
+    script = ("from sqlengine.api.session import Session\n"
               f"Session({{'spark.master': 'local[2]', {extra}}}).spark.range(1).count()\n" + REPORT)
     return _result(subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300))
 

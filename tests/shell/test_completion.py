@@ -14,7 +14,7 @@ from prompt_toolkit.document import Document
 
 from connectors.base import Options
 from sqlengine.errors import ConnectorError
-from sqlengine.session import Session
+from sqlengine.api.session import Session
 from shell.completion import (CONFIG_KEYS, CONNECTOR_OPTIONS, FORMAT_OPTIONS, SqlCompleter, suggest,
                               table_refs, tokenize)
 from shell.highlight import FlinkSqlLexer

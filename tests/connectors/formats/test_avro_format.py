@@ -221,7 +221,7 @@ def test_map_entries_in_flinks_hashmap_order(spark):
 
 
 def test_missing_jar_is_a_clear_error(tmp_path, monkeypatch):
-    from sqlengine.runtime import spark_avro
+    from connectors.formats import spark_avro
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.delenv(spark_avro.ENV_JAR, raising=False)
     monkeypatch.setattr(spark_avro, "URL", "http://127.0.0.1:9/spark-avro.jar")

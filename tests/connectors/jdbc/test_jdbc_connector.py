@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from sqlengine.errors import SqlEngineError
-from sqlengine.session import Session
+from sqlengine.api.session import Session
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 
 from sqlengine.errors import SqlEngineError
-from sqlengine.session import Session
+from sqlengine.api.session import Session
 from tests.connectors.kafka.kafka_util import new_topic, produce, upsert_table
 from tests.runtime.changelog_util import materialize
 

@@ -2,7 +2,7 @@
 checkpoint, must commit exactly the expected output (nothing lost, nothing duplicated).
 
 Each pipeline runs as a chain of real CLI processes on one checkpoint: run k is started
-with ``SQLENGINE_FAULT=<point k>`` (sqlengine/runtime/faults.py) and dies with SIGKILL the
+with ``SQLENGINE_FAULT=<point k>`` (sqlengine/faults.py) and dies with SIGKILL the
 first time any of its processes (driver, executor task, Python worker) reaches that point;
 run k+1 restores from the checkpoint with the next point; a last run without a fault
 finishes the bounded input. After every kill the committed output (read with
@@ -24,7 +24,7 @@ from pathlib import Path
 from tests.connectors.kafka.kafka_util import new_topic, produce, read_all
 from tests.e2e.conftest import ROOT
 
-# Kill points (sqlengine/runtime/faults.py) per pipeline, 20 distinct ones across the three:
+# Kill points (sqlengine/faults.py) per pipeline, 20 distinct ones across the three:
 # reading (planning offsets, reading records), updating state (reading, writing), writing
 # (a Kafka transaction begun, produced, committed; PostgreSQL rows written, prepared, one
 # task committed, all committed), the runtime's epoch boundaries (start, before and after

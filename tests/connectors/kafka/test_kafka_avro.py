@@ -11,7 +11,7 @@ from decimal import Decimal
 import pytest
 
 from sqlengine.errors import SqlEngineError
-from sqlengine.session import Session
+from sqlengine.api.session import Session
 from tests.connectors.formats.test_avro_format import ALL_DDL, FLINK_BINARY, FLINK_JSON, FLINK_VALUES
 from tests.connectors.kafka.kafka_util import new_topic, produce, read_all
 

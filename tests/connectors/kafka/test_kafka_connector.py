@@ -9,7 +9,7 @@ import time
 import pytest
 
 from sqlengine.errors import SqlEngineError
-from sqlengine.session import Session
+from sqlengine.api.session import Session
 from tests.connectors.kafka.kafka_util import new_topic, produce, read_all, upsert_table, values
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from sqlengine.session import Session
+from sqlengine.api.session import Session
 from tests.connectors.kafka.kafka_util import new_topic, produce
 
 

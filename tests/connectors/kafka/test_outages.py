@@ -1,5 +1,5 @@
 """Outages of the real components a job writes to, at exact points of a run (the job is
-paused there by ``SQLENGINE_FAULT_ACTION=pause:<dir>``, sqlengine/runtime/faults.py):
+paused there by ``SQLENGINE_FAULT_ACTION=pause:<dir>``, sqlengine/faults.py):
 
 * the Kafka broker restarts between two epochs: the job carries on and its exactly-once
   output is exact;

@@ -1,0 +1,21 @@
+"""Starting a client's session: the JVM starts in the background while the planner is
+imported (a script that sets ``spark.*`` keys itself starts Spark when it first needs
+it, with those keys)."""
+from __future__ import annotations
+
+import re
+
+_SETS_SPARK = re.compile(r"\bSET\s+'spark\.", re.IGNORECASE)
+
+
+def start_session(conf: dict[str, str], texts: list[str]):
+    """The session; the JVM starts meanwhile, unless a script sets ``spark.*`` keys itself."""
+    if not any(_SETS_SPARK.search(t) for t in texts):
+        # Start the JVM while the planner is imported; a script that sets spark.* keys
+        # itself starts Spark when it first needs it, with those keys.
+        from sqlengine.api.control import prestart
+        prestart({k: v for k, v in conf.items() if k.startswith("spark.")})
+    from sqlengine.api.session import Session
+    return Session(conf)
+
+

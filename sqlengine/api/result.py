@@ -1,0 +1,339 @@
+"""What a statement returns (PyFlink's ``TableResult`` and ``JobClient``).
+
+* ``OK``: DDL, SET, USE ... (``render`` gives Flink's ``[INFO] Execute statement succeeded.``);
+* ``ROWS``: SHOW/DESCRIBE/EXPLAIN and SELECT. A streaming SELECT holds a ``ResultStream``
+  (sqlengine/runtime/collect.py): its changes arrive epoch by epoch while the query runs;
+  ``rows``/``collect()`` wait for the end (over unbounded input: until ``cancel``);
+* ``JOB``: a submitted INSERT or statement set; ``wait()`` blocks until it ends (raising
+  its error), ``get_job_client()`` gives its status, ``cancel()`` and
+  ``stop_with_savepoint()``.
+"""
+from __future__ import annotations
+
+import sys
+from concurrent.futures import Future
+from typing import Any, Iterator, Optional, TextIO
+
+from catalog.tableau import (NULL_VALUE, changelog_footer, changelog_header, column_widths_by_type,  # noqa: F401
+                             render_show_result, render_tableau, tableau_row)
+
+RESULT_MODE = "sql-client.execution.result-mode"
+RESULT_MODES = ("table", "changelog", "tableau")
+MAX_TABLE_ROWS = "sql-client.execution.max-table-result.rows"  # as Flink's SQL Client
+
+# Flink's JobStatus names; a job stopped at an epoch boundary is FINISHED, as a job
+# stopped with a savepoint is in Flink.
+_STATUS = {"STOPPED": "FINISHED"}
+
+
+def _done(value: Any = None) -> Future:
+    f: Future = Future()
+    f.set_result(value)
+    return f
+
+
+class JobClient:
+    """PyFlink's ``JobClient`` for a job of this process; as in PyFlink, each call returns a
+    future (already completed, except ``get_job_execution_result``)."""
+
+    def __init__(self, job) -> None:
+        self._job = job
+
+    def get_job_id(self) -> str:
+        return self._job.job_id
+
+    @property
+    def job_id(self) -> str:
+        return self._job.job_id
+
+    def get_job_status(self) -> Future:
+        return _done(job_status(self._job))
+
+    def cancel(self) -> Future:
+        self._job.cancel()
+        self._job.done.wait(60)
+        return _done()
+
+    def stop_with_savepoint(self, advance_to_end_of_event_time: bool = False,
+                            savepoint_directory: Optional[str] = None, formatType: Any = None) -> Future:
+        """Stop at an epoch boundary; the future's value is the checkpoint to restore from
+        (``SET 'execution.state-recovery.path' = ...``), None if no epoch was committed.
+        The checkpoint stays where the job wrote it (``savepoint_directory`` is not used)."""
+        return _done(self._job.stop())
+
+    def get_job_execution_result(self) -> Future:
+        f: Future = Future()
+
+        def wait() -> None:
+            try:
+                self._job.wait()
+                f.set_result(job_status(self._job))
+            except BaseException as exc:  # noqa: BLE001
+                f.set_exception(exc)
+        import threading
+        threading.Thread(target=wait, daemon=True).start()
+        return f
+
+
+def job_status(job) -> str:
+    if job.status == "RUNNING" and job.done.is_set():
+        return "FAILED" if job.error is not None else "FINISHED"
+    return _STATUS.get(job.status, job.status)
+
+
+def result_mode(conf: dict[str, str]) -> str:
+    """How a client shows a streaming SELECT (``sql-client.execution.result-mode``)."""
+    from sqlengine.errors import ValidationError
+    mode = conf.get(RESULT_MODE, "table").strip().lower()
+    if mode not in RESULT_MODES:
+        raise ValidationError(f"Unknown result mode '{mode}' in '{RESULT_MODE}'. "
+                              f"Valid values: {', '.join(RESULT_MODES)}.")
+    return mode
+
+
+def max_table_rows(conf: dict[str, str]) -> int:
+    from sqlengine.errors import ValidationError
+    raw = conf.get(MAX_TABLE_ROWS, "1000000").strip()
+    if not raw.isdigit() or int(raw) == 0:
+        raise ValidationError(f"Invalid value for '{MAX_TABLE_ROWS}': '{raw}' is not a positive integer.")
+    return int(raw)
+
+
+class Materialized:
+    """A streaming SELECT's result as its changes arrive, for a client to show:
+    materialized (Flink's ``table`` result mode: ``-U``/``-D`` remove the newest equal row,
+    ``+I``/``+U`` append) or the changelog itself (``op`` first). At most ``max_rows`` rows
+    are kept: beyond, the oldest go. Rows are found by their printed cells, so a
+    retraction costs no scan."""
+
+    def __init__(self, header: list[str], types: Optional[list[Any]], changelog: bool,
+                 max_rows: int = 1_000_000) -> None:
+        self.changelog, self.max_rows = changelog, max_rows
+        self.header = header if changelog else header[1:]
+        self.types = types[1:] if types else [None] * (len(header) - 1)
+        self._rows: dict[int, tuple[list, list]] = {}  # seq -> (values, cells), in display order
+        self._by_cells: dict[tuple, list[int]] = {}
+        self._seq = 0
+        self.received = 0
+
+    def apply(self, changes: list[list]) -> None:
+        for change in changes:
+            self.received += 1
+            cells = [_cell(v, t) for v, t in zip(change[1:], self.types)]
+            if self.changelog:
+                self._append([change[0], *change[1:]], [change[0], *cells])
+            elif change[0] in ("+I", "+U"):
+                self._append(list(change[1:]), cells)
+            else:
+                seqs = self._by_cells.get(tuple(cells))
+                if seqs:
+                    self._drop(seqs[-1])
+
+    def _append(self, values: list, cells: list) -> None:
+        self._seq += 1
+        self._rows[self._seq] = (values, cells)
+        self._by_cells.setdefault(tuple(cells), []).append(self._seq)
+        if len(self._rows) > self.max_rows:
+            self._drop(next(iter(self._rows)))
+
+    def _drop(self, seq: int) -> None:
+        key = tuple(self._rows.pop(seq)[1])
+        seqs = self._by_cells[key]
+        seqs.remove(seq)
+        if not seqs:
+            del self._by_cells[key]
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def values(self) -> list[list]:
+        return [v for v, _ in self._rows.values()]
+
+    def cells(self) -> list[list]:
+        """The rows as printed (``None`` for NULL)."""
+        return [c for _, c in self._rows.values()]
+
+
+class TableResult:
+    """What a statement returned: OK, rows (SHOW/DESCRIBE/SELECT), or a submitted job."""
+
+    def __init__(self, kind: str, header: Optional[list[str]] = None, rows: Optional[list[list[Any]]] = None,
+                 job: Any = None, text: Optional[str] = None, changelog: bool = False, show: bool = False,
+                 types: Optional[list[Any]] = None, messages: Optional[list[str]] = None, stream: Any = None):
+        self.kind = kind  # "OK" | "ROWS" | "JOB"
+        self.header = header or []
+        self._rows = rows
+        self.job = job
+        self.text = text
+        self.changelog = changelog
+        self.show = show  # SHOW/DESCRIBE (Flink prints NULL as empty, no width limit)
+        self.types = types  # Flink types of the columns (query results), for printing
+        self.messages = messages if messages is not None else []
+        self.stream = stream  # a streaming SELECT's ResultStream
+        self.span = None  # the statement's place in its script (errors raised later point there)
+
+    def __repr__(self) -> str:
+        return f"TableResult({self.kind}, {self.header})"
+
+    # -- rows ------------------------------------------------------------------------------
+    @property
+    def rows(self) -> list[list[Any]]:
+        if self._rows is None:
+            if self.stream is None:
+                return []
+            try:
+                self._rows = self.stream.rows()
+            except Exception as exc:  # noqa: BLE001 - the same errors as a statement's
+                raise self._engine_error(exc) from exc
+        return self._rows
+
+    @rows.setter
+    def rows(self, value: list[list[Any]]) -> None:
+        self._rows = value
+
+    def collect(self) -> list[list[Any]]:
+        """Every row (a streaming SELECT: every change, ``[op, *values]``, once it ends)."""
+        return self.rows
+
+    def batches(self, timeout: Optional[float] = None) -> Iterator[list[list[Any]]]:
+        """A streaming SELECT's changes epoch by epoch as they arrive (else all rows at once);
+        with ``timeout`` an empty batch comes whenever that long passes without one."""
+        if self.stream is None or self._rows is not None:
+            yield self.rows
+            return
+        try:
+            yield from self.stream.batches(timeout)
+        except Exception as exc:  # noqa: BLE001
+            raise self._engine_error(exc) from exc
+
+    def cancel(self) -> None:
+        """Stop a running streaming SELECT or job now."""
+        if self.stream is not None:
+            self.stream.cancel()
+        elif self.job is not None:
+            self.job.cancel()
+
+    def get_result_kind(self) -> str:
+        return "SUCCESS" if self.kind == "OK" else "SUCCESS_WITH_CONTENT"
+
+    def get_job_client(self) -> Optional[JobClient]:
+        return JobClient(self.job) if self.job is not None else None
+
+    def wait(self, timeout_ms: Optional[int] = None) -> "TableResult":
+        """Block until the job (or streaming SELECT) has ended; a failure is raised."""
+        timeout = timeout_ms / 1000 if timeout_ms is not None else None
+        if self.job is not None:
+            try:
+                self.job.wait(timeout)
+            except TimeoutError:
+                raise
+            except Exception as exc:  # noqa: BLE001
+                raise self._engine_error(exc) from exc
+        elif self.stream is not None and (timeout is None or self.stream.wait(timeout)):
+            self.rows  # noqa: B018 - reads the changes (the query waits for its reader); raises its failure
+        return self
+
+    def _engine_error(self, exc: BaseException):
+        from sqlengine.runtime.failure import to_engine_error
+        err = to_engine_error(exc)
+        return err.with_span(self.span) if self.span is not None else err
+
+    def to_pandas(self):
+        import pandas as pd
+        return pd.DataFrame(self.rows, columns=self.header)
+
+    # -- printing ------------------------------------------------------------------------------
+    def render(self) -> str:
+        if self.text is not None:
+            return self.text
+        if self.kind == "OK":
+            return "[INFO] Execute statement succeeded."
+        if self.kind == "JOB":
+            return f"[INFO] Submitting SQL update statement to the cluster...\n" \
+                   f"[INFO] SQL update statement has been successfully submitted to the cluster:\n" \
+                   f"Job ID: {self.job.job_id}\n"
+        if not self.rows:
+            return "Empty set"
+        types = self.types or [None] * len(self.header)
+        cells = [[_cell(v, t) for v, t in zip(r, types)] for r in self.rows]
+        if self.show:
+            return render_show_result(self.header, cells)
+        body = render_tableau(self.header, cells, max_column_width=30)
+        if self.changelog:
+            body = body.rsplit("\n", 1)[0] + f"\nReceived a total of {len(self.rows)} rows"
+        return body
+
+    def print(self, out: Optional[TextIO] = None, live: bool = False) -> None:
+        """Print the result as Flink's tableau. A streaming SELECT over unbounded input (or
+        any running one, with ``live``) is printed row by row as its changes arrive
+        (widths from the column types, as Flink's streaming tableau), until it ends or
+        Ctrl-C cancels it."""
+        out = out or sys.stdout
+        if self.stream is not None and self._rows is None and (live or not self.stream.bounded):
+            self._print_live(out)
+        else:
+            print(self.render(), file=out)
+        for m in self.messages:
+            print(f"[INFO] {m}", file=out)
+        out.flush()
+
+    def _print_live(self, out: TextIO) -> None:
+        names, types = self.header[1:], (self.types or [None] * len(self.header))[1:]
+        widths = column_widths_by_type(names, types)
+        print(changelog_header(names, widths), file=out, flush=True)
+        count = 0
+        try:
+            for rows in self.batches():
+                for r in rows:
+                    print(tableau_row([r[0]] + [_cell(v, t) for v, t in zip(r[1:], types)], widths), file=out)
+                count += len(rows)
+                out.flush()
+        except KeyboardInterrupt:
+            self.cancel()
+            print(changelog_footer(count, widths), file=out)
+            print("Query terminated by the user (Ctrl-C).", file=out)
+            return
+        print(changelog_footer(count, widths), file=out)
+
+
+def _cell(v: Any, t: Any = None) -> Optional[str]:
+    """A value as Flink's tableau prints it; ``t`` (its Flink type, if known) sets the
+    fraction digits of TIMESTAMP/TIME values and types nested values."""
+    import datetime as dt
+    if v is None:
+        return None
+    root = getattr(t, "root", None)
+    if isinstance(v, bool):
+        return "TRUE" if v else "FALSE"
+    if isinstance(v, (bytes, bytearray)):  # BINARY/VARBINARY: Flink prints x'<hex>'
+        return f"x'{bytes(v).hex()}'"
+    if isinstance(v, dt.datetime):
+        digits = t.precision if root in ("TIMESTAMP", "TIMESTAMP_LTZ") and t.precision is not None else 3
+        return v.strftime("%Y-%m-%d %H:%M:%S") + _fraction(v.microsecond, digits)
+    if root == "TIME" and isinstance(v, int):  # milliseconds of the day
+        seconds, millis = divmod(v, 1000)
+        text = f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+        if not t.precision:
+            return text
+        # As CAST(TIME AS STRING): at most the precision's digits, trailing zeros dropped.
+        return text + "." + (_fraction(millis * 1000, min(t.precision, 3))[1:].rstrip("0") or "0")
+    if isinstance(v, (list, tuple)) and not hasattr(v, "__fields__"):
+        element = getattr(t, "element", None)
+        return "[" + ", ".join(_cell(x, element) or "NULL" for x in v) + "]"
+    if isinstance(v, tuple):  # a ROW (pyspark Row)
+        fields = [f.type for f in getattr(t, "fields", ())] or [None] * len(v)
+        return "(" + ", ".join(_cell(x, ft) or "NULL" for x, ft in zip(v, fields)) + ")"
+    if isinstance(v, dict):
+        key, value = getattr(t, "key", None), getattr(t, "value", None)
+        return "{" + ", ".join(f"{_cell(k, key)}={_cell(x, value) or 'NULL'}" for k, x in v.items()) + "}"
+    return str(v)
+
+
+def _fraction(micros: int, digits: int) -> str:
+    """``.fff`` with exactly ``digits`` digits (none for 0), as Flink pads its fractions."""
+    if digits <= 0:
+        return ""
+    text = f"{micros:06d}" + "0" * max(0, digits - 6)
+    return "." + text[:digits]
+
+

@@ -1,0 +1,142 @@
+"""GroupAggregate in an epoch: Flink's unbounded GROUP BY with retractions.
+
+Per epoch: the input delta (any changelog) is netted; the keys it touches are
+recomputed from the input multiset held in state (only those keys' rows are read),
+with the same native Spark aggregation the batch lowering uses, so every aggregate
+(DISTINCT, FILTER, MIN/MAX under retraction) has Flink's semantics without an
+accumulator per function; the new results are compared with the emitted ones and
+the differences go out as ``+I`` / ``-U`` ``+U`` / ``-D`` (a changed key's old and new
+row, as Flink's GroupAggregate emits them; an unchanged result emits nothing).
+
+State: ``input`` (netted input rows with their counts: deltas compacted every few
+epochs) and ``output`` (the last emitted row per key, a snapshot).
+"""
+from __future__ import annotations
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+
+from sqlengine.config import state_ttl_ms
+from sqlengine.hidden import COUNT, OP, Lowered, fcols
+from sqlengine.physical.shared.aggregates import MERGE, batch_aggregate
+from sqlengine.physical.shared.logs import append_log
+from sqlengine.plan import nodes as P
+from sqlengine.runtime.context import EpochContext
+from sqlengine.runtime.delta import anti, epoch_delta, expand, key_frame, net, null_safe_eq, semi
+
+
+def keyed_changes(old: DataFrame, new: DataFrame, nk: int, width: int) -> DataFrame:
+    """One result row per key before (``old``) and after (``new``) as a changelog."""
+    cols = fcols(width)
+    o = old.select(*[F.col(c).alias(f"o_{c}") for c in cols], F.lit(True).alias("__o"))
+    n = new.select(*cols, F.lit(True).alias("__p"))
+    j = n.join(o, null_safe_eq([n[c] for c in cols[:nk]], [o[f"o_{c}"] for c in cols[:nk]]), "full_outer")
+    changed = F.lit(False)
+    for c in cols[nk:]:
+        changed = changed | ~F.col(c).eqNullSafe(F.col(f"o_{c}"))
+
+    def row(prefix: str, op: str):
+        return F.struct(*[F.col(f"{prefix}{c}").alias(c) for c in cols], F.lit(op).alias(OP))
+    both = F.col("__p").isNotNull() & F.col("__o").isNotNull()
+    rows = (F.when(both & changed, F.array(row("o_", "-U"), row("", "+U")))
+            .when(F.col("__o").isNull(), F.array(row("", "+I")))
+            .when(F.col("__p").isNull(), F.array(row("o_", "-D"))))
+    return j.select(F.explode(rows).alias("r")).select("r.*")
+
+
+def mergeable(node: P.Aggregate, child: Lowered) -> bool:
+    """Over an insert-only input, COUNT/SUM/MIN/MAX results are their own accumulators."""
+    return not child.updating and bool(node.keys) and not node.grouping_sets and all(
+        a.name in MERGE and not a.distinct for a in node.aggs)
+
+
+def _add(o: Column, p: Column) -> Column:
+    """SUM's merge: a side that summed only NULLs is NULL and adds nothing."""
+    return F.when(o.isNull(), p).when(p.isNull(), o).otherwise(o + p)
+
+
+# How an emitted result (o) and an epoch's partial result (p) of one key combine.
+PAIR = {"COUNT": lambda o, p: o + p, "SUM": _add, "MIN": F.least, "MAX": F.greatest}
+
+
+def epoch_merge_aggregate(ctx: EpochContext, node: P.Aggregate, child: Lowered) -> Lowered:
+    """The fast path: the epoch's rows aggregated per key and full-outer-joined with the
+    emitted results (no input kept in state). A key on both sides gets its old result
+    merged with the epoch's; the keys whose result changed go out (``+I`` or ``-U``/``+U``),
+    and the joined rows are the next snapshot of the results: one join per epoch."""
+    nk, width = len(node.keys), len(node.schema)
+    key_cols, cols = fcols(nk), fcols(width)
+    part = batch_aggregate(ctx, node, child.df)
+    outputs = ctx.table("output", part.schema, key_cols)
+    previous = outputs.read(ctx.epoch)
+    if state_ttl_ms(ctx.conf) > 0:
+        part = ctx.persist(part)
+        touched = ctx.persist(key_frame(part, key_cols))
+        previous = ctx.expiry("input", touched).live(previous, key_cols)
+    new = part.select(*cols, F.lit(True).alias("__p"))
+    old = previous.select(*[F.col(c).alias(f"o_{c}") for c in cols], F.lit(True).alias("__o"))
+    keys = [(new[c], old[f"o_{c}"]) for c in key_cols]
+    cond = null_safe_eq([a for a, _ in keys], [b for _, b in keys]) if any(
+        f.nullable for f in part.schema.fields[:nk]) else _equal(keys)
+    here, was = F.col("__p").isNotNull(), F.col("__o").isNotNull()
+
+    def value(i: int, c: str) -> Column:
+        if i < nk:  # a key: from the side that has the row
+            return F.when(here, F.col(c)).otherwise(F.col(f"o_{c}")).alias(c)
+        both = PAIR[node.aggs[i - nk].name](F.col(f"o_{c}"), F.col(c))
+        merged = F.when(here & was, both).when(here, F.col(c)).otherwise(F.col(f"o_{c}"))
+        return merged.cast(part.schema[c].dataType).alias(c)
+    merged = [value(i, c) for i, c in enumerate(cols)]
+    joined = ctx.persist(new.join(old, cond, "full_outer").select(
+        *merged, *[F.col(f"o_{c}") for c in cols[nk:]], F.col("__p"), F.col("__o")))
+    changed = F.lit(False)
+    for c in cols[nk:]:
+        changed = changed | ~F.col(c).eqNullSafe(F.col(f"o_{c}"))
+
+    def row(values: list[str], op: str):
+        return F.struct(*[F.col(v).alias(c) for v, c in zip(values, cols)], F.lit(op).alias(OP))
+    olds = key_cols + [f"o_{c}" for c in cols[nk:]]
+    rows = F.when(~was, F.array(row(cols, "+I"))).otherwise(
+        F.array(row(olds, "-U"), row(cols, "+U")))
+    changes = joined.where(here & (~was | changed)) \
+        .select(F.explode(rows).alias("r")).select("r.*")
+    outputs.write(ctx.epoch, joined.select(*cols), snapshot=True)
+    return Lowered(changes, False, True)
+
+
+def _equal(pairs) -> Column:
+    cond = F.lit(True)
+    for a, b in pairs:
+        cond = cond & (a == b)
+    return cond
+
+
+def epoch_group_aggregate(ctx: EpochContext, node: P.Aggregate, child: Lowered) -> Lowered:
+    if mergeable(node, child):
+        return epoch_merge_aggregate(ctx, node, child)
+    width = len(node.input.schema)
+    cols = fcols(width)
+    keys = [f"f{k}" for k in node.keys]
+    delta = ctx.persist(epoch_delta(child.df, child.updating, width))
+    inputs = ctx.table("input", delta.schema, keys)
+    touched = ctx.persist(key_frame(delta, keys))
+    expiry = ctx.expiry("input", touched, keyed=bool(keys))
+    stored = inputs.read(ctx.epoch)
+    live = expiry.live(stored, keys)
+    new_in = net(semi(live, touched, keys).unionByName(delta), cols)
+    new_in = ctx.persist(new_in)
+    out = batch_aggregate(ctx, node, expand(new_in))
+    if not keys:  # a global aggregate has no row while its input is empty (Flink)
+        rows = new_in.agg(F.sum(COUNT).alias("__c"))
+        out = out.crossJoin(rows).where(F.col("__c") > 0).drop("__c")
+    out = ctx.persist(out)
+    nk, nout = len(node.keys), len(node.schema)
+    out_keys = fcols(nk)
+    outputs = ctx.table("output", out.schema, out_keys)
+    previous = expiry.live(outputs.read(ctx.epoch), out_keys)
+    old = semi(previous, touched, out_keys) if keys else previous
+    changes = ctx.persist(keyed_changes(old, out, nk, nout))
+    append_log(inputs, ctx.epoch, expiry.retract(stored, delta, keys), cols)
+    kept = anti(previous, touched, out_keys) if keys else previous.limit(0)
+    outputs.write(ctx.epoch, kept.unionByName(out), snapshot=True)
+    return Lowered(changes, False, True)

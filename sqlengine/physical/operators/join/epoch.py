@@ -1,0 +1,37 @@
+"""A regular join in an epoch.
+
+* INNER: the delta rule ``ΔL ⋈ R_old ∪ L_old ⋈ ΔR ∪ ΔL ⋈ ΔR`` over signed multisets,
+  so retractions on either side retract the joined rows they produced.
+* Outer, SEMI and ANTI: the join keys an epoch touches are re-joined from both sides'
+  state before and after the epoch, and the difference is emitted (``+I``/``-D``): a
+  null-padded row is retracted when its first match arrives.
+
+State: ``left``/``right`` hold each side's netted rows (compacted logs).
+"""
+from __future__ import annotations
+
+from sqlengine.hidden import Lowered, fcols
+from sqlengine.physical.shared.joins import deltas, finish, inner_delta, join_frames
+from sqlengine.plan import nodes as P
+from sqlengine.runtime.context import EpochContext
+from sqlengine.runtime.delta import diff, key_frame, net, semi
+
+
+def epoch_join(ctx: EpochContext, node: P.Join, left: Lowered, right: Lowered) -> Lowered:
+    lk = [f"f{k}" for k in node.left_keys]
+    rk = [f"f{k}" for k in node.right_keys]
+    ls, rs = deltas(ctx, node, left, right)
+    dl, dr, old_l, old_r = ls.delta, rs.delta, ls.old, rs.old
+    if node.kind == "INNER":
+        insert_only = not (left.updating or right.updating)
+        out = inner_delta(ctx, node, dl, dr, old_l, old_r, left.empty, right.empty, not insert_only)
+        return finish(ctx, node, out, ls, rs, insert_only)
+    touched = ctx.persist(key_frame(dl, lk).unionByName(key_frame(dr, rk)).distinct())
+    ol, orr = ctx.persist(semi(old_l, touched, lk)), ctx.persist(semi(old_r, touched, rk))
+    nl, nr = len(node.left.schema), len(node.right.schema)
+    new_l = net(ol.unionByName(dl), fcols(nl))
+    new_r = net(orr.unionByName(dr), fcols(nr))
+    width = len(node.schema)
+    out = diff(join_frames(ctx, node, new_l, new_r, node.kind),
+               join_frames(ctx, node, ol, orr, node.kind), fcols(width))
+    return finish(ctx, node, out, ls, rs, False)

@@ -1,0 +1,113 @@
+"""WindowAggregate in an epoch: rows wait in state until the watermark closes their window.
+
+Each input row is assigned its windows (TUMBLE/HOP/CUMULATE, as the window TVF does);
+rows of windows the previous watermark had already closed are late and dropped (as
+Flink drops them). The rows of windows this epoch's watermark closes
+(``window_end <= watermark``) are aggregated with native Spark aggregation and emitted
+in this epoch, insert-only; the rest stay in the ``pending`` snapshot. SESSION windows
+are found per key over the pending rows (a gap larger than the session gap starts a
+new session) and fire when ``last row + gap <= watermark``.
+"""
+from __future__ import annotations
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from sqlengine.hidden import Lowered, fcol, fcols
+from sqlengine.physical.operators.window_aggregate.batch import aggregate, final, grouped, partial_keys, sessionize
+from sqlengine.physical.shared.aggregates import MERGE
+from sqlengine.physical.shared.windows import align, assign_windows, fire_closed, pend, windows_containing
+from sqlengine.plan import nodes as P
+from sqlengine.runtime.context import EpochContext
+
+
+def _ms(c) -> object:
+    return F.unix_millis(c)
+
+
+def epoch_window_aggregate(ctx: EpochContext, node: P.WindowAggregate, child: Lowered) -> Lowered:
+    spec = node.window
+    if spec.kind == "SESSION":
+        return _session(ctx, node, child)
+    mergeable = all(a.name in MERGE and not a.distinct for a in node.aggs)
+    if mergeable and slice_ms(spec):
+        return _sliced(ctx, node, child, slice_ms(spec))
+    width = len(node.input.schema)
+    assigned = assign_windows(spec, child.df, width)
+    start, end = f"f{width}", f"f{width + 1}"
+    fresh = assigned.where(_ms(F.col(end)) > F.lit(ctx.previous_input_watermark))
+    if not mergeable:
+        closed = fire_closed(ctx, "pending", fresh, [f"f{k}" for k in node.keys], end)
+        return Lowered(aggregate(ctx, node, closed, F.col(start), F.col(end)))
+    # COUNT/SUM/MIN/MAX: only one partial row per key and window waits, not every input row.
+    partial = grouped(ctx, node, fresh, F.col(start), F.col(end))
+    closed = fire_closed(ctx, "partial", partial, partial_keys(node), "__we")
+    return Lowered(final(node, _merged(node, closed, "__ws", "__we")))
+
+
+def _merged(node: P.WindowAggregate, partials: DataFrame, ws, we) -> DataFrame:
+    """Partial results (k0.., a0..) merged per key and window (``__ws``, ``__we``)."""
+    return partials.groupBy(*partial_keys(node), F.col(ws).alias("__ws"), F.col(we).alias("__we")).agg(
+        *[MERGE[a.name](f"a{j}").cast(partials.schema[f"a{j}"].dataType).alias(f"a{j}")
+          for j, a in enumerate(node.aggs)] or [F.count(F.lit(1)).alias("__none")])
+
+
+def slice_ms(spec: P.WindowSpec):
+    """Flink's slicing: a window is a union of slices of this width (TUMBLE: its size,
+    HOP: its slide, CUMULATE: its step), so a row is aggregated into one slice, not
+    into each of its windows; None where the size is not a multiple of it."""
+    if spec.kind == "TUMBLE":
+        return spec.size_ms
+    if spec.kind in ("HOP", "CUMULATE") and spec.slide_ms and spec.size_ms % spec.slide_ms == 0:
+        return spec.slide_ms
+    return None
+
+
+def _last_end(spec: P.WindowSpec, s):
+    """The end of the last window holding the slice that starts at ``s`` (ms)."""
+    if spec.kind == "CUMULATE":
+        return align(s, spec.size_ms, spec.offset_ms) + F.lit(spec.size_ms)
+    return s + F.lit(spec.size_ms)  # the window that starts with the slice
+
+
+def _sliced(ctx: EpochContext, node: P.WindowAggregate, child: Lowered, width_ms: int) -> Lowered:
+    """COUNT/SUM/MIN/MAX over TUMBLE/HOP/CUMULATE windows: the epoch's rows aggregated per
+    key and slice join the pending slices; the windows the watermark closes in this
+    epoch (``end`` in (previous watermark, watermark]) merge their slices; a slice stays
+    pending until its last window has fired."""
+    spec = node.window
+    t = _ms(fcol(spec.time_col))
+    s = align(t, width_ms, spec.offset_ms)
+    prev = ctx.previous_input_watermark
+    fresh = child.df.where(_last_end(spec, s) > F.lit(prev))  # rows with a window still open
+    keys = [fcol(k).alias(f"k{i}") for i, k in enumerate(node.keys)]
+    aggs = ctx.aggregates(node.aggs)
+    partial = fresh.groupBy(*keys, s.alias("__ss")).agg(*(aggs or [F.count(F.lit(1)).alias("__none")]))
+    table, pending = pend(ctx, "slices", partial, partial_keys(node))
+    ctx.settle(pending)
+    wm = ctx.input_watermark
+    table.write(ctx.epoch, pending.where(_last_end(spec, F.col("__ss")) > F.lit(wm)), snapshot=True)
+    values = [c for c in pending.columns if c != "__ss"]
+    windows = pending.select(*values, F.explode(windows_containing(spec, F.col("__ss"))).alias("w"))
+    end = _ms(F.col("w.end"))
+    due = windows.where((end > F.lit(prev)) & (end <= F.lit(wm)))
+    return Lowered(final(node, _merged(node, due, "w.start", "w.end")))
+
+
+def _session(ctx: EpochContext, node: P.WindowAggregate, child: Lowered) -> Lowered:
+    """Sessions per key (the GROUP BY keys, or the TVF's PARTITION BY keys)."""
+    spec = node.window
+    width = len(node.input.schema)
+    t = F.col(f"f{spec.time_col}")
+    gap = spec.gap_ms
+    fresh = child.df.where(_ms(t) + F.lit(gap) > F.lit(ctx.previous_input_watermark))
+    keys = [f"f{k}" for k in (spec.partition_keys or node.keys)]
+    table = ctx.table("pending", fresh.select(*fcols(width)).schema, keys)
+    pending = ctx.persist(table.read(ctx.epoch).unionByName(fresh.select(*fcols(width))))
+    ctx.settle(pending)
+    marked = ctx.persist(sessionize(node, pending))
+    wm = ctx.input_watermark
+    closed = marked.where(_ms(F.col("__we")) <= F.lit(wm))
+    out = ctx.persist(aggregate(ctx, node, closed, F.col("__ws"), F.col("__we")))
+    table.write(ctx.epoch, marked.where(_ms(F.col("__we")) > F.lit(wm)).select(*fcols(width)), snapshot=True)
+    return Lowered(out)

@@ -1,0 +1,54 @@
+"""WindowJoin: a join of two window TVF outputs on equal windows, hashed on the equi keys
+and the window bounds. Batch: one Spark join; per epoch: both sides wait in state until
+the watermark closes their window, then the closed windows are joined as a batch (any
+join kind), insert-only."""
+from __future__ import annotations
+
+from pyspark.sql import functions as F
+
+from sqlengine.hidden import COUNT, Lowered, drop_eoi, fcols
+from sqlengine.physical.operator import Operator, register
+from sqlengine.physical.shared.joins import batch_join, join_frames
+from sqlengine.physical.shared.windows import close, pend
+from sqlengine.plan import nodes as P
+from sqlengine.plan.dag import ALL_KINDS, INSERT_ONLY, Edge, hash_edge
+from sqlengine.runtime.context import BatchContext, EpochContext
+from sqlengine.runtime.delta import expand
+
+
+@register(P.WindowJoin)
+class WindowJoin(Operator):
+    stateful = True
+    insert_only_inputs = "StreamPhysicalWindowJoin"
+
+    def explain(self, node: P.WindowJoin) -> str:
+        return (f"WindowJoin(joinType=[{node.join_type()}], where=[{node.condition}], "
+                f"select=[{', '.join(node.names())}])")
+
+    def reads_watermark(self, node: P.WindowJoin) -> bool:
+        return True
+
+    def edges(self, node: P.WindowJoin, streaming: bool) -> list[Edge]:
+        return [hash_edge(node.left, node.left_keys + node.left_window),
+                hash_edge(node.right, node.right_keys + node.right_window)]
+
+    def changelog(self, node: P.WindowJoin, inputs: list[frozenset]) -> frozenset:
+        return ALL_KINDS if any(i != INSERT_ONLY for i in inputs) else INSERT_ONLY
+
+    def lower(self, ctx: BatchContext, node: P.WindowJoin, left: Lowered, right: Lowered) -> Lowered:
+        return Lowered(batch_join(ctx, node, drop_eoi(left).df, drop_eoi(right).df))
+
+    def lower_epoch(self, ctx: EpochContext, node: P.WindowJoin, left: Lowered, right: Lowered) -> Lowered:
+        if ctx.idle((left, right), on_watermark=True):
+            return ctx.nothing(updating=False)
+        prev = ctx.previous_input_watermark
+        nl, nr = len(node.left.schema), len(node.right.schema)
+        lend, rend = f"f{node.left_window[1]}", f"f{node.right_window[1]}"
+        fl = left.df.select(*fcols(nl)).where(F.unix_millis(F.col(lend)) > F.lit(prev))
+        fr = right.df.select(*fcols(nr)).where(F.unix_millis(F.col(rend)) > F.lit(prev))
+        waiting = [pend(ctx, "left", fl, [f"f{k}" for k in node.left_keys + node.left_window]),
+                   pend(ctx, "right", fr, [f"f{k}" for k in node.right_keys + node.right_window])]
+        ctx.settle(*(pending for _, pending in waiting))
+        cl = close(ctx, waiting[0], lend).withColumn(COUNT, F.lit(1).cast("long"))
+        cr = close(ctx, waiting[1], rend).withColumn(COUNT, F.lit(1).cast("long"))
+        return Lowered(expand(join_frames(ctx, node, cl, cr, node.kind)))

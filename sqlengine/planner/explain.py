@@ -1,0 +1,58 @@
+"""EXPLAIN: the bound plan, then the operator DAG the job would run (the very DAG the
+runtime lowers: ``Planner.plan``), as a tree and as tasks with their exchanges."""
+from __future__ import annotations
+
+from sqlengine.physical.operators import operator_for
+from sqlengine.plan import nodes as P
+from sqlengine.plan.dag import Dag, PhysicalNode, changelog_text
+from sqlengine.planner import Planned
+
+
+def explain(planned: Planned, details: list[str]) -> str:
+    dag = planned.dag
+    parts = ["== Abstract Syntax Tree =="]
+    parts += [render_logical(p) for p in planned.bound]
+    parts += ["", "== Optimized Physical Plan =="]
+    parts += [render_tree(r, "CHANGELOG_MODE" in details) for r in dag.roots]
+    parts += ["", "== Optimized Execution Plan =="]
+    parts += [render_dag(dag)]
+    return "\n".join(parts) + "\n"
+
+
+def render_tree(root: PhysicalNode, with_changelog: bool) -> str:
+    lines: list[str] = []
+
+    def visit(node: PhysicalNode, depth: int) -> None:
+        text = node.explain()
+        if with_changelog:
+            text += f", changelogMode=[{changelog_text(node.changelog)}]"
+        lines.append(("   " * (depth - 1) + "+- " + text) if depth else text)
+        for child in node.children:
+            visit(child, depth + 1)
+    visit(root, 0)
+    return "\n".join(lines)
+
+
+def render_dag(dag: Dag) -> str:
+    """The tasks (chains of forward edges) with their tasks' count, and the exchanges
+    between them with the key groups a hash exchange routes."""
+    tasks = dag.tasks()
+    index = {op.id: t.number for t in tasks for op in t.operators}
+    lines = []
+    for t in tasks:
+        for src, edge in t.head.inputs:
+            if edge.exchange:
+                groups = dag.max_parallelism if edge.kind == "hash" else 1
+                lines.append(f"  Exchange({edge.render()}, keyGroups={groups}) <- task {index[src.id]}")
+            else:
+                lines.append(f"  Forward <- task {index[src.id]}")
+        lines.append(f"Task {t.number} (parallelism={t.parallelism}): " + " -> ".join(op.label for op in t.operators))
+    return "\n".join(lines)
+
+
+def render_logical(node: P.Node, depth: int = 0) -> str:
+    """The bound (unoptimized) logical plan, one node per line."""
+    lines = [("   " * (depth - 1) + "+- " + operator_for(node).explain(node)) if depth
+             else operator_for(node).explain(node)]
+    lines += [render_logical(c, depth + 1) for c in node.children()]
+    return "\n".join(lines)

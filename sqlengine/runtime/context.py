@@ -1,0 +1,287 @@
+"""What an operator may read and write while it is lowered: the typed contexts.
+
+The runtime lowers a DAG node by node (``execute.py`` in batch, ``epoch.py`` per epoch)
+and hands each operator a context scoped to its node. Everything an operator touches
+beyond its inputs goes through one of these methods, so the contract is written down
+here and nowhere else:
+
+* ``BatchContext``: the job's configuration and Spark session, expression and
+  aggregate lowering, the node's input edges and key routing, and (for sources) the
+  job's scan registry.
+* ``EpochContext`` adds one epoch: its id and processing time, the operator's state
+  tables (versioned by epoch, keyed by key group), its own small facts carried from
+  epoch to epoch (``fact``/``keep``), its watermarks (read the inputs'; sources and
+  watermark assigners set their own), persisting frames for the epoch, and the TTL of
+  keyed state.
+
+An operator never sees the driver, the state store's layout or another operator's
+state: ids, paths and the checkpoint's files are the runtime's business.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
+
+from pyspark import StorageLevel
+from pyspark.sql import Column, DataFrame
+
+from sqlengine.functions.registry import LowerContext
+from sqlengine.hidden import OP, Lowered
+from sqlengine.plan import nodes as P
+from sqlengine.plan.dag import Edge, PhysicalNode
+from sqlengine.runtime.exprs import ExprLowerer
+from sqlengine.runtime.state import StateStore, Table
+from sqlengine.runtime.watermarks import WM_MAX, WM_MIN, as_int, wm_min
+
+if TYPE_CHECKING:
+    from connectors.base import ScanResult
+    from sqlengine.runtime.ttl import Expiry
+
+
+@dataclass
+class JobContext:
+    """One job's lowering, shared by its operators (they read it through their context)."""
+
+    spark: Any
+    streaming: bool
+    parallelism: int
+    max_parallelism: int
+    conf: dict[str, str]
+    job_id: str
+    functions: LowerContext
+    # Every source the job opened (metrics, trigger intervals, per-epoch facts).
+    scans: list["ScanResult"] = field(default_factory=list)
+    # One lowering per distinct scan in a job: the sinks of a statement set share it
+    # (one source in the streaming query's offsets log; persisted once in batch).
+    scan_cache: dict = field(default_factory=dict)
+    memo: dict = field(default_factory=dict)  # lowered expressions, once per job
+
+    def __post_init__(self) -> None:
+        self.exprs = ExprLowerer(self.functions, self.memo)
+
+    @property
+    def shuffle_partitions(self) -> int:
+        """The partitions of the job's Spark exchanges (``spark.sql.shuffle.partitions``)."""
+        return self.max_parallelism
+
+    def release(self) -> None:
+        """Unpersist the scans a batch job cached because several branches read them."""
+        for low in self.scan_cache.values():
+            if low.df.is_cached:
+                low.df.unpersist()
+
+
+class BatchContext:
+    """What an operator may use when it is lowered over whole inputs."""
+
+    def __init__(self, job: JobContext, node: PhysicalNode):
+        self.job = job
+        self.node = node
+
+    # -- reading the job --------------------------------------------------------------
+    @property
+    def spark(self) -> Any:
+        return self.job.spark
+
+    @property
+    def conf(self) -> dict[str, str]:
+        return self.job.conf
+
+    @property
+    def parallelism(self) -> int:
+        return self.job.parallelism
+
+    @property
+    def functions(self) -> LowerContext:
+        return self.job.functions
+
+    @property
+    def shuffle_partitions(self) -> int:
+        return self.job.shuffle_partitions
+
+    @property
+    def edges(self) -> list[Edge]:
+        return [e for _, e in self.node.inputs]
+
+    def expr(self, e: P.Expr) -> Column:
+        """A plan expression over the node's input columns as a Spark column."""
+        return self.job.exprs.lower(e)
+
+    def aggregates(self, aggs: tuple[P.AggCall, ...], grouping_sets: bool = False) -> list[Column]:
+        """The aggregate calls as Spark aggregate columns ``a0..``."""
+        return self.job.exprs.aggregates(aggs, grouping_sets)
+
+    # -- sources -------------------------------------------------------------------------
+    def cached_scan(self, key: Any) -> Optional[Lowered]:
+        return self.job.scan_cache.get(key)
+
+    def cache_scan(self, key: Any, low: Lowered) -> None:
+        self.job.scan_cache[key] = low
+
+    def register_scan(self, result: "ScanResult") -> int:
+        """Record an opened source with the job; returns its number (1..)."""
+        self.job.scans.append(result)
+        return len(self.job.scans)
+
+
+@dataclass
+class EpochRun:
+    """One epoch of a streaming job, as the driver sets it up (``epoch.py``)."""
+
+    epoch: int
+    store: StateStore
+    meta_in: dict[str, Any]
+    meta_out: dict[str, Any]
+    ids: dict[PhysicalNode, str]
+    watermarked: frozenset  # nodes whose watermark a consumer reads
+    lookups: frozenset  # logical scans read as lookup tables
+    source_rows: Callable[[P.Node], Lowered]
+    source_ended: Callable[[P.Node], bool]
+    splits: dict = field(default_factory=dict)  # logical scan -> {split: ended}
+    now_ms: int = field(default_factory=lambda: int(time.time() * 1000))
+    wm: dict = field(default_factory=dict)  # PhysicalNode -> its watermark after this epoch
+    persisted: list[DataFrame] = field(default_factory=list)
+
+    def persist(self, df: DataFrame) -> DataFrame:
+        df = df.persist(StorageLevel.MEMORY_AND_DISK)
+        self.persisted.append(df)
+        return df
+
+    def release(self) -> None:
+        for df in self.persisted:
+            df.unpersist()
+        self.persisted.clear()
+
+    def prev_wm(self, node: PhysicalNode) -> int:
+        return self.meta_in.get("wm", {}).get(self.ids[node], WM_MIN)
+
+    def resolve(self) -> None:
+        """Every watermark of the epoch as a number (lazy ones computed now if no
+        operator needed them), before the epoch's facts are written."""
+        self.meta_out["wm"] = {self.ids[n]: as_int(v) for n, v in self.wm.items()}
+
+
+class EpochContext(BatchContext):
+    """What an operator may use when it is lowered over one epoch's changes."""
+
+    def __init__(self, job: JobContext, node: PhysicalNode, run: EpochRun):
+        super().__init__(job, node)
+        self.run = run
+
+    # -- the epoch ---------------------------------------------------------------------
+    @property
+    def epoch(self) -> int:
+        return self.run.epoch
+
+    @property
+    def now_ms(self) -> int:
+        """Processing time: when the epoch started (the same on a replay)."""
+        return self.run.now_ms
+
+    @property
+    def first_epoch(self) -> bool:
+        """No epoch of this job completed before this one."""
+        return not self.run.meta_in.get("started")
+
+    def persist(self, df: DataFrame) -> DataFrame:
+        """Compute ``df`` once for this epoch (released when the epoch ends)."""
+        return self.run.persist(df)
+
+    # -- state ------------------------------------------------------------------------
+    def table(self, name: str, schema: Any, keys: Sequence[str]) -> Table:
+        """The operator's state table ``name``: rows of ``schema``, their key group from
+        the columns ``keys`` (none: one key group), versioned by epoch."""
+        return self.run.store.table(self.run.ids[self.node], name, schema, keys)
+
+    def fact(self, key: str, default: Any = None) -> Any:
+        """A small fact this operator kept in the previous epoch (``keep``)."""
+        return self.run.meta_in.get("op", {}).get(self.run.ids[self.node], {}).get(key, default)
+
+    def keep(self, key: str, value: Any) -> None:
+        """Keep a small JSON fact for the next epoch (written with the epoch's checkpoint)."""
+        self.run.meta_out.setdefault("op", {}).setdefault(self.run.ids[self.node], {})[key] = value
+
+    def expiry(self, side: str, touched: DataFrame, keyed: bool = True) -> "Expiry":
+        """``table.exec.state.ttl`` for one keyed input (``ttl.py``)."""
+        from sqlengine.runtime.ttl import Expiry
+        return Expiry(self, side, touched, keyed)
+
+    # -- watermarks ---------------------------------------------------------------------
+    @property
+    def upstream_watermark(self) -> Any:
+        """The minimum of the inputs' watermarks after this epoch (possibly lazy)."""
+        return wm_min([self.run.wm[c] for c in self.node.children])
+
+    @property
+    def input_watermark(self) -> int:
+        """The inputs' watermark after this epoch (computed now if still lazy)."""
+        return as_int(self.upstream_watermark)
+
+    @property
+    def previous_input_watermark(self) -> int:
+        """The inputs' watermark after the previous epoch: rows at or before it are late."""
+        return min((self.run.prev_wm(c) for c in self.node.children), default=WM_MAX)
+
+    @property
+    def previous_watermark(self) -> int:
+        """This node's own watermark after the previous epoch."""
+        return self.run.prev_wm(self.node)
+
+    @property
+    def watermarked(self) -> bool:
+        """Whether an operator downstream reads this node's watermark."""
+        return self.node in self.run.watermarked
+
+    def set_watermark(self, wm: Any) -> None:
+        """This node's watermark after the epoch (sources and watermark assigners; every
+        other node holds its inputs' minimum)."""
+        self.run.wm[self.node] = wm
+
+    def settle(self, *frames: DataFrame) -> None:
+        """Materialize ``frames`` (persisted rows derived from all of the node's inputs)
+        if an input watermark is not known yet: their action is the pass over the epoch
+        whose observed metrics hold it (``watermarks.LazyWatermark``)."""
+        lazy = [leaf for c in self.node.children if not isinstance(self.run.wm[c], int)
+                for leaf in self.run.wm[c].leaves() if not leaf.known]
+        for df in frames if lazy else ():
+            counted = df.groupBy().count()
+            counted.collect()
+            metrics = counted._jdf.queryExecution().observedMetrics()
+            for leaf in lazy:
+                leaf.found(metrics)
+
+    # -- nothing to do ---------------------------------------------------------------
+    def idle(self, inputs: Sequence[Lowered], on_watermark: bool) -> bool:
+        """No input changed this epoch (and, for operators that fire on time, the
+        watermark did not move): the operator emits nothing and keeps its state (no new
+        version is written; the next epoch reads the latest one)."""
+        if not all(i.empty for i in inputs):
+            return False
+        return not on_watermark or self.input_watermark == self.previous_input_watermark
+
+    def nothing(self, updating: bool) -> Lowered:
+        """An empty output of the node's schema."""
+        from pyspark.sql.types import StringType, StructField, StructType
+        fields = [StructField(f"f{i}", f.type.to_spark()) for i, f in enumerate(self.node.logical.schema)]
+        if updating:
+            fields.append(StructField(OP, StringType()))
+        df = self.spark.createDataFrame([], StructType(fields))
+        return Lowered(df, False, updating, empty=True)
+
+    # -- sources -----------------------------------------------------------------------
+    def source_rows(self, scan: P.Node) -> Lowered:
+        """The epoch's rows of a streaming source."""
+        return self.run.source_rows(scan)
+
+    def source_ended(self, scan: P.Node) -> bool:
+        """Whether a bounded source has read its last row (now or before)."""
+        return self.run.source_ended(scan)
+
+    def is_lookup(self, scan: P.Node) -> bool:
+        """Whether the scan is read as a lookup table (not as a stream)."""
+        return scan in self.run.lookups
+
+    def source_splits(self, scan: P.Node) -> Optional[dict]:
+        """The scan's splits in this epoch (split -> has it ended), if it has splits."""
+        return self.run.splits.get(scan)

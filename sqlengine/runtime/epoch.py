@@ -1,0 +1,266 @@
+"""The epoch driver: every streaming job is one Spark query whose micro-batches (epochs)
+run the whole operator plan as Spark batch work.
+
+Why not Spark's own stateful streaming operators: they take no retractions, chain only
+in append mode, fire windows one micro-batch late, and never advance the watermark to
+the end at the end of input (DESIGN.md, "Execution on Spark"). Here Spark Structured
+Streaming owns only what it is good at: the sources, their offsets and the epoch
+sequence (offsets log + commit log = exactly once). The sources of a job are unioned
+into one streaming DataFrame of tagged rows (``multisink.tagged_union``); its
+``foreachBatch`` function (``EpochDriver``) gets each epoch as a batch DataFrame,
+splits it per source, lowers the plan over those deltas with ``EpochLowerer``
+(stateless nodes as usual, stateful nodes incrementally against state versioned by
+epoch, see ``state.py``), and hands every sink its rows with ``Sink.write_epoch``.
+
+Event time, Flink's way: a watermark assigner's watermark after an epoch is the
+largest event time it has seen minus its delay; an operator's watermark is the
+minimum over its inputs; a bounded input that has ended holds the maximum watermark.
+What the epoch's watermark closes fires in that epoch, and the epoch in which every
+bounded input has ended is the job's last.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
+
+from pyspark import StorageLevel
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from sqlengine.faults import reached
+from sqlengine.hidden import EOI, EOI_ANY, SPLIT, TAG, Lowered
+from sqlengine.plan.dag import Dag, PhysicalNode
+from sqlengine.runtime.context import EpochContext, EpochRun, JobContext
+from sqlengine.runtime.multisink import rows_of
+from sqlengine.runtime.state import StateStore
+from sqlengine.runtime.watermarks import wm_min
+
+
+class StopRequested(Exception):
+    """Raised by the epoch driver instead of running an epoch after a stop was requested."""
+
+
+@dataclass
+class Scans:
+    """The distinct table scans of a job, in the order of the tagged union's slots."""
+
+    nodes: list[Any]  # logical scans
+
+    def index(self, node: Any) -> int:
+        return self.nodes.index(node)
+
+
+def lower_epoch(job: JobContext, dag: Dag, run: EpochRun) -> list[Lowered]:
+    """Lower the DAG over one epoch's deltas: each node once, in dependency order, by its
+    operator's ``lower_epoch``; a node's watermark is the minimum of its inputs' unless
+    the operator sets its own (sources, watermark assigners)."""
+    def lower_node(pn: PhysicalNode, inputs: list[Lowered]) -> Lowered:
+        run.wm[pn] = wm_min([run.wm[c] for c in pn.children])
+        return pn.op.lower_epoch(EpochContext(job, pn, run), pn.logical, *inputs)
+    return dag.run(lower_node)
+
+
+class EpochDriver:
+    """The ``foreachBatch`` function of a streaming job (see the module docstring).
+
+    ``consumers``: one per root of the DAG; a consumer gets the root's lowered
+    result and the epoch id (sinks call ``write_epoch``). The driver records in
+    ``done_epoch`` the epoch after which every bounded input has ended.
+    """
+
+    def __init__(self, job: JobContext, dag: Dag, scans: Scans, store: StateStore,
+                 consumers: list[Callable[[Lowered, int], None]], checkpoint: str = "",
+                 epoch_infos: Optional[list] = None, epoch_done: Optional[list] = None,
+                 split_infos: Optional[list] = None):
+        self.job = job
+        self.dag = dag
+        self.scans = scans
+        self.store = store
+        self.consumers = consumers
+        self.checkpoint = checkpoint
+        self.epoch_infos = epoch_infos or []
+        self.epoch_done = epoch_done or []
+        self.split_infos = split_infos or []
+        self._entries: dict = {}  # epoch -> its offsets log entry (see _entry)
+        self.ids = {n: n.id for n in dag.nodes}
+        self.watermarked = frozenset(dag.watermarked())
+        self.lookups = frozenset(dag.lookups())
+        self.reuse = _reads_batch_twice(dag)
+        self.done_epoch: Optional[int] = None
+        self.bounded = True  # set by the runner: every source can end
+        self.error: Optional[BaseException] = None
+        self._started = threading.Event()
+        self.query_id: Optional[str] = None
+        # Stopping at an epoch boundary (runner.stop_at_epoch_boundary): no epoch starts once
+        # ``stopping`` is set; ``busy`` while one runs.
+        self.lock = threading.Lock()
+        self.stopping = False
+        self.busy = False
+        self.last_epoch: Optional[int] = None  # the last epoch this run completed
+        # Called with the query id before this run's first epoch (the sinks' ``open``).
+        self.on_open: list[Callable[[str], None]] = []
+        self._opened = False
+
+    def started(self, query_id: str) -> None:
+        self.query_id = query_id
+        self._started.set()
+
+    def __call__(self, batch: DataFrame, epoch_id: int) -> None:
+        self._started.wait()
+        if self.done_epoch is not None and epoch_id > self.done_epoch:
+            return  # every bounded input ended: the job stops after its last epoch
+        if not self._opened:
+            for hook in self.on_open:
+                hook(self.query_id)
+            self._opened = True
+        with self.lock:
+            if self.stopping:  # ends the query before the epoch does anything; it is replayed on restore
+                raise StopRequested(f"stop requested before epoch {epoch_id}")
+            self.busy = True
+        try:
+            self._run(batch, epoch_id)
+            self.last_epoch = epoch_id
+        finally:
+            with self.lock:
+                self.busy = False
+
+    def _run(self, batch: DataFrame, epoch_id: int) -> None:
+        reached("epoch-start")
+        facts = self._from_offsets(epoch_id)
+        persisted = facts is None or self.reuse
+        if persisted:
+            batch = batch.persist(StorageLevel.MEMORY_AND_DISK)
+        meta_in = self.store.read_meta(epoch_id)
+        ended: list[bool] = []
+        run = EpochRun(epoch_id, self.store, meta_in, {}, self.ids, self.watermarked, self.lookups,
+                       lambda n: self._delta(batch, n, rows), lambda n: ended[self.scans.index(n)])
+        try:
+            if facts is None:
+                ended, rows = self._count(batch, meta_in)
+            else:
+                ended, rows, run.now_ms = facts
+                before = meta_in.get("ended") or [False] * len(ended)
+                ended = [a or b for a, b in zip(ended, before)]
+            run.meta_out["ended"] = ended
+            run.splits = self._splits(epoch_id)
+            if all(ended):
+                reached("end-of-input")
+            for out, consume in zip(lower_epoch(self.job, self.dag, run), self.consumers):
+                reached("before-sink")
+                consume(out, epoch_id)
+            reached("after-sink")
+            run.resolve()
+            run.meta_out["started"] = True
+            run.meta_out["dag"] = self.dag.signature()
+            run.meta_out["key_groups"] = self.store.groups
+            self.store.write_meta(epoch_id, run.meta_out)
+            reached("after-meta")
+            self._notify_done(epoch_id)
+            if all(ended) and self.bounded:
+                self.done_epoch = epoch_id
+        finally:
+            run.release()
+            if persisted:
+                batch.unpersist()
+
+    def _entry(self, epoch: int):
+        """The offsets log entry of ``epoch`` (``_offsets_entry``), read once per epoch:
+        the epoch's facts, splits and end-of-epoch hooks all need it."""
+        if epoch not in self._entries:
+            self._entries = {e: v for e, v in self._entries.items() if e >= epoch - 1}
+            self._entries[epoch] = _offsets_entry(self.checkpoint, epoch)
+        return self._entries[epoch]
+
+    def _notify_done(self, epoch: int) -> None:
+        """``ScanResult.epoch_done`` of each source that asks, with its end offset of ``epoch``."""
+        if not self.checkpoint or not any(self.epoch_done):
+            return
+        entry = self._entry(epoch)
+        if entry is None or len(entry[1]) != len(self.epoch_done):
+            return
+        for hook, end in zip(self.epoch_done, entry[1]):
+            if hook is not None and end is not None:
+                hook(end)
+
+    def _splits(self, epoch: int) -> dict:
+        """Per scan whose source has splits (``ScanResult.splits``): its splits in the
+        epoch and whether each has ended, from the epoch's end offsets."""
+        if not self.checkpoint or not any(self.split_infos):
+            return {}
+        entry = self._entry(epoch)
+        if entry is None or len(entry[1]) != len(self.scans.nodes):
+            return {}
+        return {n: fn(end) for n, fn, end in zip(self.scans.nodes, self.split_infos, entry[1])
+                if fn is not None and end is not None}
+
+    def _from_offsets(self, epoch: int) -> Optional[tuple[list[bool], list[bool], int]]:
+        """(ended, may hold rows) per source and the epoch's timestamp, from Spark's
+        offsets log (written before the epoch runs, the same on a replay): no pass over
+        the data. None when a source cannot tell (``ScanResult.epoch_info``)."""
+        if not self.checkpoint or len(self.epoch_infos) != len(self.scans.nodes) or \
+                any(i is None for i in self.epoch_infos):
+            return None
+        end = self._entry(epoch)
+        if end is None:
+            return None
+        meta, ends = end
+        start = self._entry(epoch - 1) if epoch > 0 else None
+        starts = start[1] if start is not None else [None] * len(ends)
+        if len(ends) != len(self.epoch_infos) or len(starts) != len(ends):
+            return None
+        ended, rows = [], []
+        for info, s, e in zip(self.epoch_infos, starts, ends):
+            if e is None:
+                return None
+            has_rows, done = info(s, e)
+            rows.append(has_rows)
+            ended.append(done)
+        return ended, rows, int(meta.get("batchTimestampMs") or 0) or int(time.time() * 1000)
+
+    def _count(self, batch: DataFrame, meta_in: dict) -> tuple[list[bool], list[bool]]:
+        """Per source: has it ended (now or before), and does it hold data rows in this
+        epoch (one small Spark job for all sources)."""
+        before = meta_in.get("ended", [False] * len(self.scans.nodes))
+        stats = batch.groupBy(TAG).agg(F.sum(F.when(F.col(EOI_ANY), 0).otherwise(1)).alias("n"),
+                                       F.max(F.col(EOI_ANY)).alias("eoi")).collect()
+        rows = [False] * len(self.scans.nodes)
+        ended = list(before)
+        for r in stats:
+            rows[r[TAG]] = int(r["n"]) > 0
+            ended[r[TAG]] = bool(ended[r[TAG]] or r["eoi"])
+        return ended, rows
+
+    def _delta(self, batch: DataFrame, node: Any, rows: list[bool]) -> Lowered:
+        i = self.scans.index(node)
+        delta = rows_of(batch, i).where(~F.col(EOI)).drop(EOI)
+        return Lowered(delta, updating=bool(node.changelog), empty=not rows[i], split=SPLIT in delta.columns)
+
+
+def _offsets_entry(checkpoint: str, epoch: int) -> Optional[tuple[dict, list[Optional[dict]]]]:
+    """(metadata, one offset per source) of ``<checkpoint>/offsets/<epoch>``."""
+    import json
+    import os
+    path = os.path.join(checkpoint, "offsets", str(epoch))
+    try:
+        with open(path) as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return None
+    if len(lines) < 2 or not lines[0].startswith("v"):
+        return None
+    offsets = [None if ln.strip() in ("", "-") else json.loads(ln) for ln in lines[2:]]
+    return json.loads(lines[1]), offsets
+
+
+def _reads_batch_twice(dag: Dag) -> bool:
+    """Whether an epoch's input is read more than once (then it is persisted first):
+    several consumers of one scan do, and several scans (each reads the tagged batch).
+    Stateful operators persist what they read twice themselves (their netted deltas);
+    watermarks are observed on the way (``LazyWatermark``)."""
+    sources = dag.sources()
+    if len(sources) > 1:
+        return True
+    consumers = dag.consumers()
+    return any(len(consumers[n.id]) > 1 for n in sources)

@@ -1,0 +1,127 @@
+"""Starting and driving an epoch job (see ``epoch.py``): sources unioned into one
+streaming query, ``EpochDriver`` as its ``foreachBatch``, stopped after the epoch in
+which every bounded input ended (commit log written)."""
+from __future__ import annotations
+
+import os
+from typing import Callable, Sequence
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql.types import StructType
+
+from sqlengine.errors import ExecutionError, UnsupportedError
+from sqlengine.hidden import EOI, EOI_ANY, TAG, Lowered, slot
+from sqlengine.plan.dag import Dag
+from sqlengine.runtime.context import BatchContext, JobContext
+from sqlengine.runtime.epoch import EpochDriver, Scans
+from sqlengine.runtime.state import StateStore
+
+
+def stream_sources(dag: Dag) -> list:
+    """The job's streaming sources (lookup tables are read by the joins themselves)."""
+    lookups = dag.lookups()
+    return [n for n in dag.sources() if n.logical not in lookups]
+
+
+def tagged_sources(frames: list[DataFrame]) -> DataFrame:
+    """One streaming DataFrame of every source's rows: ``__sink`` = source index, one
+    struct slot per source, and ``__eoi_any`` (the row is a source's end-of-input row)."""
+    types = [StructType(list(df.schema.fields)) for df in frames]
+    parts = []
+    for i, df in enumerate(frames):
+        slots = [(F.struct(*[F.col(f"`{c}`") for c in df.columns]) if j == i else F.lit(None).cast(t))
+                 .alias(slot(j)) for j, t in enumerate(types)]
+        parts.append(df.select(F.lit(i).alias(TAG), *slots, F.col(EOI).alias(EOI_ANY)))
+    out = parts[0]
+    for p in parts[1:]:
+        out = out.unionAll(p)
+    return out
+
+
+def start_epoch_query(job: JobContext, dag: Dag,
+                      consumers: list[Callable[[Lowered, int], None]], checkpoint: str, name: str,
+                      on_open: Sequence[Callable[[str], None]] = ()):
+    """Start the job's one streaming query (one consumer per root of ``dag``);
+    returns (query, driver). ``on_open`` are called with the query id before the run's
+    first epoch (the sinks' recovery)."""
+    sources = stream_sources(dag)
+    frames = []
+    infos, done, splits = [], [], []
+    for pn in sources:
+        before = len(job.scans)
+        low = pn.op.lower(BatchContext(job, pn), pn.logical)  # opens the source
+        scan = job.scans[before] if len(job.scans) > before else None
+        infos.append(scan.epoch_info if scan is not None else None)
+        done.append(scan.epoch_done if scan is not None else None)
+        splits.append(scan.splits if scan is not None else None)
+        if not low.df.isStreaming:
+            raise UnsupportedError(f"Table {pn.logical.table} is not a streaming source; in streaming mode "
+                                   f"every source of a job must be (use batch mode)")
+        frames.append(low.df)
+    store = StateStore(job.spark, os.path.join(checkpoint, "state"), job.max_parallelism)
+    _check_same_plan(store, dag, checkpoint)
+    driver = EpochDriver(job, dag, Scans([pn.logical for pn in sources]), store, consumers, checkpoint,
+                         infos, done, splits)
+    driver.on_open = list(on_open)
+    driver.bounded = all(s.end_check is not None for s in job.scans)
+    trigger = trigger_interval(job)  # after the scans: a throttled source asks for one
+    query = (tagged_sources(frames).writeStream.foreachBatch(driver)
+             .option("checkpointLocation", checkpoint).queryName(name)
+             .trigger(processingTime=trigger).outputMode("append").start())
+    driver.started(str(query.id))
+    return query, driver
+
+
+# Throttled sources (datagen's rows-per-second) slower than this run back to back.
+MIN_TRIGGER_MS = 50
+
+
+def trigger_interval(job: JobContext) -> str:
+    """Spark's processing-time trigger: back to back, unless a source is throttled.
+
+    A datagen table produces ``rows-per-second`` rows per second, as in Flink: its
+    rate source yields a fixed number of rows per micro-batch and asks for a trigger
+    interval (``trigger_interval_ms``). With several throttled sources the slowest
+    interval wins, so no source exceeds its rate.
+    """
+    asked = [ms for ms in (getattr(s, "trigger_interval_ms", None) for s in job.scans) if ms]
+    ms = max(asked, default=0)
+    return f"{ms} milliseconds" if ms >= MIN_TRIGGER_MS else "0 seconds"
+
+
+def finished(query, driver: EpochDriver) -> bool:
+    """The epoch in which every bounded input ended has been committed."""
+    if driver.done_epoch is None:
+        return False
+    progress = query.lastProgress
+    return bool(progress) and int(progress.get("batchId", -1)) >= driver.done_epoch
+
+
+def stop_at_epoch_boundary(query, driver: EpochDriver) -> bool:
+    """Stop ``query`` unless an epoch is running (then its driver refuses the next epoch,
+    which ends the query once the running one has committed); True once stopped."""
+    with driver.lock:
+        driver.stopping = True
+        busy = driver.busy
+    if busy:
+        return False
+    query.stop()
+    return True
+
+
+def _check_same_plan(store: StateStore, dag: Dag, checkpoint: str) -> None:
+    """A checkpoint restores only the job that wrote it: its state is laid out per operator
+    (Flink has the same limit for a changed plan without operator uids)."""
+    last = store.read_meta(1 << 62)
+    if last.get("dag") not in (None, dag.signature()):
+        raise ExecutionError(
+            f"Cannot restore from '{checkpoint}': the checkpoint was written by a job with other "
+            f"operators (the query or its settings changed since). Restore it with the statement "
+            f"that wrote it, or start without 'execution.state-recovery.path'.")
+    groups = last.get("key_groups")
+    if groups not in (None, store.groups):
+        raise ExecutionError(
+            f"Cannot restore from '{checkpoint}': its state is in {groups} key groups, and this job "
+            f"has {store.groups} ('pipeline.max-parallelism'). Set 'pipeline.max-parallelism' to "
+            f"{groups} to restore it (the parallelism may change).")

@@ -1,0 +1,166 @@
+"""Operator state versioned by epoch: Parquet tables under the query's checkpoint.
+
+An epoch is one Spark micro-batch (``foreachBatch``'s ``epoch_id``). Spark replays the
+last epoch after a crash with the same id and the same offsets, so every read of
+state at epoch ``e`` sees exactly the versions written by epochs ``< e``, and a
+write at ``e`` replaces whatever a crashed attempt of ``e`` left. Nothing of the
+state is held in the driver: tables are read and written by Spark (they spill to
+disk), so state may be larger than memory.
+
+Layout, per operator id: ``<root>/<op>/<table>/e=<epoch>/__kg=<key group>/`` Parquet
+files. A row's key group is ``pmod(hash(keys), key groups)`` of the operator's key
+(``pipeline.max-parallelism`` key groups; an operator without a key has one, 0): the
+partition the operator's hash exchange sends the key to, so a key group's state is
+the state of one exchange partition, and a restored job may run any number of tasks
+over the same key groups. A version folder holding ``_BASE`` is a full snapshot; the
+others are deltas (rows with a signed count ``__n``) on top of the latest snapshot
+before them. ``read(e)`` unions
+the latest snapshot ``< e`` with the deltas after it; a table whose delta chain
+grows past ``COMPACT_EVERY`` is compacted into a snapshot. Versions that no replay
+can need any more are deleted.
+
+Small per-epoch facts (each watermark assigner's maximum event time, which bounded
+inputs have ended) live in ``<root>/_meta/<epoch>.json`` with the same rule.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from typing import Any, Optional, Sequence
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql.types import LongType, StructField, StructType
+
+from sqlengine.faults import reached
+from sqlengine.hidden import COUNT, KEY_GROUP
+
+COMPACT_EVERY = 8
+
+
+def _epochs(path: str, marker: Optional[str] = None) -> list[int]:
+    if not os.path.isdir(path):
+        return []
+    out = []
+    for name in os.listdir(path):
+        if name.startswith("e=") and os.path.exists(os.path.join(path, name, "_SUCCESS")):
+            if marker is None or os.path.exists(os.path.join(path, name, marker)):
+                out.append(int(name[2:]))
+    return sorted(out)
+
+
+class Table:
+    """One versioned state table of one operator (see the module docstring)."""
+
+    def __init__(self, spark, path: str, schema: StructType, keys: Sequence[str], groups: int):
+        names = schema.fieldNames()
+        assert "e" not in names and KEY_GROUP not in names, names  # the folders' partition columns
+        assert all(k in names for k in keys), (keys, names)
+        self.spark = spark
+        self.path = path
+        self.schema = schema
+        self.keys = list(keys)
+        self.groups = groups
+
+    def key_group(self) -> Column:
+        """A row's key group: the partition of ``hashpartitioning(keys, groups)``."""
+        if not self.keys:
+            return F.lit(0)
+        return F.pmod(F.hash(*[F.col(f"`{k}`") for k in self.keys]), F.lit(self.groups))
+
+    def _dir(self, epoch: int) -> str:
+        return os.path.join(self.path, f"e={epoch}")
+
+    def versions(self, before: int) -> tuple[Optional[int], list[int]]:
+        """The latest snapshot ``< before`` and the deltas after it (both ``< before``)."""
+        all_ = [e for e in _epochs(self.path) if e < before]
+        bases = [e for e in _epochs(self.path, "_BASE") if e < before]
+        base = bases[-1] if bases else None
+        return base, [e for e in all_ if base is None or e > base]
+
+    def empty(self) -> DataFrame:
+        return self.spark.createDataFrame([], self.schema)
+
+    def read(self, epoch: int) -> DataFrame:
+        """The table as of the end of epoch ``epoch - 1`` (deltas not yet netted)."""
+        base, deltas = self.versions(epoch)
+        dirs = ([self._dir(base)] if base is not None and base not in deltas else []) + \
+            [self._dir(e) for e in deltas]
+        if not dirs:
+            return self.empty()
+        reached("state-read")
+        df = self.spark.read.schema(self.schema).option("basePath", self.path).parquet(*dirs)
+        return df.select(*[F.col(f"`{f.name}`") for f in self.schema.fields])
+
+    def write(self, epoch: int, df: DataFrame, snapshot: bool) -> None:
+        """Write this epoch's version: a full ``snapshot`` or a delta."""
+        target = self._dir(epoch)
+        rows = df.select(*[F.col(f"`{f.name}`") for f in self.schema.fields], self.key_group().alias(KEY_GROUP))
+        rows.write.mode("overwrite").partitionBy(KEY_GROUP).parquet(target)
+        reached("state-write")
+        if snapshot:
+            open(os.path.join(target, "_BASE"), "w").close()
+        self._retain(epoch)
+
+    def chain_length(self, epoch: int) -> int:
+        return len(self.versions(epoch)[1])
+
+    def _retain(self, epoch: int) -> None:
+        """Delete versions older than the snapshot a replay of ``epoch`` would read."""
+        base, _ = self.versions(epoch)
+        if base is None:
+            return
+        for e in _epochs(self.path):
+            if e < base:
+                shutil.rmtree(self._dir(e), ignore_errors=True)
+        for name in os.listdir(self.path):  # crashed attempts of older epochs
+            full = os.path.join(self.path, name)
+            if name.startswith("e=") and not os.path.exists(os.path.join(full, "_SUCCESS")) \
+                    and int(name[2:]) < base:
+                shutil.rmtree(full, ignore_errors=True)
+
+
+def with_count(schema: StructType) -> StructType:
+    return StructType(list(schema.fields) + [StructField(COUNT, LongType(), False)])
+
+
+class StateStore:
+    """All state of one streaming query: tables per operator and per-epoch facts."""
+
+    def __init__(self, spark, root: str, groups: int):
+        self.spark = spark
+        self.root = root
+        self.groups = groups  # key groups (pipeline.max-parallelism)
+
+    def table(self, op_id: str, name: str, schema: StructType, keys: Sequence[str]) -> Table:
+        """An operator's state table; ``keys``: its columns holding the operator's key
+        (none: one key group)."""
+        return Table(self.spark, os.path.join(self.root, op_id, name), schema, keys, self.groups)
+
+    def has_state(self) -> bool:
+        return bool(self._meta_epochs())
+
+    def _meta_epochs(self) -> list[int]:
+        d = os.path.join(self.root, "_meta")
+        if not os.path.isdir(d):
+            return []
+        return sorted(int(n[:-5]) for n in os.listdir(d) if n.endswith(".json"))
+
+    def read_meta(self, epoch: int) -> dict[str, Any]:
+        before = [e for e in self._meta_epochs() if e < epoch]
+        if not before:
+            return {}
+        with open(os.path.join(self.root, "_meta", f"{before[-1]}.json")) as fh:
+            return json.load(fh)
+
+    def write_meta(self, epoch: int, meta: dict[str, Any]) -> None:
+        d = os.path.join(self.root, "_meta")
+        os.makedirs(d, exist_ok=True)
+        tmp = os.path.join(d, f".{epoch}.json.tmp")
+        with open(tmp, "w") as fh:
+            json.dump(meta, fh)
+        os.replace(tmp, os.path.join(d, f"{epoch}.json"))
+        for e in self._meta_epochs():
+            if e < epoch - 2:
+                os.remove(os.path.join(d, f"{e}.json"))
