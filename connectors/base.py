@@ -210,7 +210,9 @@ class SinkContext:
     # Written metadata columns (column name, metadata key), among ``columns``.
     metadata: list[tuple[str, str]] = field(default_factory=list)
     primary_key: tuple[str, ...] = ()
-    max_parallelism: int = 1  # key groups: fixed for the life of a checkpoint
+    # An exactly-once sink's writer tasks: a task's commit is tied to its number, so they
+    # are fixed for the life of a checkpoint (the parallelism of the run that made it).
+    writer_tasks: int = 1
 
 
 def fold_upserts(df: Any, names: list[str], keys: list[str]) -> Any:
@@ -289,7 +291,7 @@ class TransactionalSink(Sink):
     a crash between the two replays it, and the replay is a no-op by the above. Where a
     task's commit is tied to its task number (Kafka, PostgreSQL), a replayed epoch must
     give each task the same rows: ``distribution`` names the columns the rows are hashed
-    on, onto the job's key groups (``SinkContext.max_parallelism``, fixed for the life of
+    on, onto the sink's writer tasks (``SinkContext.writer_tasks``, fixed for the life of
     a checkpoint).
 
     A subclass sets ``ctx`` and ``exactly_once`` and implements ``rows``, ``writer`` and
@@ -351,7 +353,7 @@ class TransactionalSink(Sink):
     def _write(self, df: Any, epoch: Optional[int], query_id: str) -> None:
         rows = self.rows(df)
         cols = self.distribution(rows) if self.exactly_once else None
-        rows = rows.repartition(self.ctx.max_parallelism, *cols) if cols else self.spread(rows)
+        rows = rows.repartition(self.ctx.writer_tasks, *cols) if cols else self.spread(rows)
         from connectors.write import run_writer
         run_writer(self.finish(rows), self.writer(self.writer_options(epoch, query_id)))
 

@@ -8,6 +8,9 @@ from sqlengine.errors import ValidationError
 
 PARALLELISM = "parallelism.default"
 MAX_PARALLELISM = "pipeline.max-parallelism"
+# Flink's bounds of the default max-parallelism (KeyGroupRangeAssignment).
+DEFAULT_MAX_PARALLELISM = 128
+UPPER_BOUND_MAX_PARALLELISM = 1 << 15
 DEFAULT_PARALLELISM = 2
 
 
@@ -31,20 +34,22 @@ def parallelism(conf: dict[str, str]) -> int:
 
 
 def max_parallelism(conf: dict[str, str]) -> int:
-    """Key groups: ``pipeline.max-parallelism``, else derived from the parallelism.
+    """Key groups: ``pipeline.max-parallelism``, else Flink's default for the parallelism
+    (``KeyGroupRangeAssignment.computeDefaultMaxParallelism``: 128 at small parallelism).
 
-    As Flink derives its default from the parallelism, rounded up to a power of two,
-    but without Flink's floor of 128: on Spark each key group is a state-store
-    partition and a task per stateful stage and micro-batch, and on a 2-core laptop
-    every key group beyond the cores costs throughput (benchmarks/README.md has the
-    measurements). A job keeps its key groups for the life of its checkpoint: set the
-    key explicitly when a job will be restarted with a higher parallelism.
+    Key groups are the unit of keyed state, not tasks: a stateful stage runs
+    ``parallelism.default`` tasks, each owning a contiguous range of key groups, so a
+    job restores at another parallelism with no setting; a checkpoint keeps its key
+    groups for its life, as in Flink (``runtime/keygroups.py``).
     """
     explicit = _positive_int(conf, MAX_PARALLELISM)
     if explicit is not None:
+        if explicit > UPPER_BOUND_MAX_PARALLELISM:
+            raise ValidationError(f"'{MAX_PARALLELISM}' = {explicit} is larger than the upper bound "
+                                  f"{UPPER_BOUND_MAX_PARALLELISM}.")
         return explicit
     p = parallelism(conf)
-    return max(2, 1 << (p - 1).bit_length())
+    return min(max(1 << (p + p // 2 - 1).bit_length(), DEFAULT_MAX_PARALLELISM), UPPER_BOUND_MAX_PARALLELISM)
 
 
 DURATION_UNITS_MS = {

@@ -347,7 +347,7 @@ class KafkaSink(TransactionalSink):
 
     def recover(self, query_id: str) -> None:
         from connectors.kafka.writer import recover
-        recover(self.writer_options(None, query_id), self.ctx.max_parallelism)
+        recover(self.writer_options(None, query_id), self.ctx.writer_tasks)
 
     def distribution(self, rows):
         """Each writer task owns a transactional id and a marker: a replayed epoch must give
@@ -356,7 +356,7 @@ class KafkaSink(TransactionalSink):
 
     def spread(self, rows):
         """upsert-kafka: a key's records from one task, in order."""
-        return rows.repartition(self.ctx.max_parallelism, F.col("__key")) if self.k.upsert else rows
+        return rows.repartition(self.ctx.writer_tasks, F.col("__key")) if self.k.upsert else rows
 
 
 def _bytes(c: Column, module: Any) -> Column:

@@ -34,16 +34,17 @@ def render_tree(root: PhysicalNode, with_changelog: bool) -> str:
 
 
 def render_dag(dag: Dag) -> str:
-    """The tasks (chains of forward edges) with their tasks' count, and the exchanges
-    between them with the key groups a hash exchange routes."""
+    """The tasks (chains of forward edges) with the parallel instances that run each, and
+    the exchanges between them (a streaming hash exchange routes key groups to the
+    tasks that own their range)."""
     tasks = dag.tasks()
     index = {op.id: t.number for t in tasks for op in t.operators}
     lines = []
     for t in tasks:
         for src, edge in t.head.inputs:
             if edge.exchange:
-                groups = dag.max_parallelism if edge.kind == "hash" else 1
-                lines.append(f"  Exchange({edge.render()}, keyGroups={groups}) <- task {index[src.id]}")
+                groups = f", keyGroups={dag.max_parallelism}" if edge.kind == "hash" and dag.streaming else ""
+                lines.append(f"  Exchange({edge.render()}{groups}) <- task {index[src.id]}")
             else:
                 lines.append(f"  Forward <- task {index[src.id]}")
         lines.append(f"Task {t.number} (parallelism={t.parallelism}): " + " -> ".join(op.label for op in t.operators))

@@ -31,6 +31,7 @@ from sqlengine.hidden import OP, Lowered
 from sqlengine.plan import nodes as P
 from sqlengine.plan.dag import Edge, PhysicalNode
 from sqlengine.runtime.exprs import ExprLowerer
+from sqlengine.runtime.keygroups import route
 from sqlengine.runtime.state import StateStore, Table
 from sqlengine.runtime.watermarks import WM_MAX, WM_MIN, as_int, wm_min
 
@@ -56,14 +57,21 @@ class JobContext:
     # (one source in the streaming query's offsets log; persisted once in batch).
     scan_cache: dict = field(default_factory=dict)
     memo: dict = field(default_factory=dict)  # lowered expressions, once per job
+    # Exactly-once sinks' writer tasks (``SinkContext.writer_tasks``): the parallelism of the
+    # run that made the job's checkpoint, kept in it (a restore at another parallelism
+    # replays an epoch onto the same writer tasks).
+    writer_tasks: int = 0
 
     def __post_init__(self) -> None:
         self.exprs = ExprLowerer(self.functions, self.memo)
+        self.writer_tasks = self.writer_tasks or self.parallelism
 
     @property
     def shuffle_partitions(self) -> int:
-        """The partitions of the job's Spark exchanges (``spark.sql.shuffle.partitions``)."""
-        return self.max_parallelism
+        """The partitions of the job's Spark exchanges (``spark.sql.shuffle.partitions``):
+        its tasks. Key groups route rows only at a streaming job's hash edges
+        (``EpochContext.exchange``); a batch job's exchanges are Spark's own."""
+        return self.parallelism
 
     def release(self) -> None:
         """Unpersist the scans a batch job cached because several branches read them."""
@@ -189,10 +197,19 @@ class EpochContext(BatchContext):
         return self.run.persist(df)
 
     # -- state ------------------------------------------------------------------------
-    def table(self, name: str, schema: Any, keys: Sequence[str]) -> Table:
+    def table(self, name: str, schema: Any, keys: Sequence[Any]) -> Table:
         """The operator's state table ``name``: rows of ``schema``, their key group from
-        the columns ``keys`` (none: one key group), versioned by epoch."""
-        return self.run.store.table(self.run.ids[self.node], name, schema, keys)
+        the columns ``keys`` (names, or expressions over the columns as the exchange
+        hashes the key; none: one key group), versioned by epoch. Its rows are read with
+        the ``__task`` that owns their key group (``exchange``)."""
+        return self.run.store.table(self.run.ids[self.node], name, schema, keys, self.node.parallelism)
+
+    def exchange(self, df: DataFrame, keys: Sequence[Column]) -> DataFrame:
+        """The node's hash edge: ``df``'s rows routed to the task that owns their key's key
+        group (Flink's key-group range assignment), with the ``__task`` column that the
+        operator keeps among the keys of everything it groups, joins or ranks after it
+        (``runtime/keygroups.py``). ``keys``: the edge's key, as the state tables key it."""
+        return route(df, keys, self.node.parallelism, self.job.max_parallelism)
 
     def fact(self, key: str, default: Any = None) -> Any:
         """A small fact this operator kept in the previous epoch (``keep``)."""

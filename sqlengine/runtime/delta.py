@@ -4,6 +4,11 @@ Inside an epoch an operator sees each input as a *delta*: a Spark batch DataFram
 the node's columns ``f0..fn`` and a signed count ``__n`` (``+I``/``+U`` count +1,
 ``-U``/``-D`` count -1). State holds netted rows (one row per distinct value with its
 multiplicity). All of it is Spark batch work: no per-row Python.
+
+Behind a hash exchange every frame also carries ``__task`` (``runtime/keygroups.py``);
+an operator lists it among the columns it nets and the keys it matches on, so Spark
+keeps each key on the task that owns it. A key frame (``key_frame``) names its columns
+``k0..`` by position, and the task ``k__task``.
 """
 from __future__ import annotations
 
@@ -13,24 +18,30 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import MapType, StructType, ArrayType, DataType
 
-from sqlengine.hidden import COUNT, OP, fcols  # noqa: F401 - fcols: the frames' column names
+from sqlengine.hidden import COUNT, OP, TASK, fcols
 
 POSITIVE = ("+I", "+U")
+TASK_KEY = "k" + TASK  # a key frame's task column
 
 
-def signed(df: DataFrame, updating: bool, width: int) -> DataFrame:
-    """The delta of a lowered input: its columns plus ``__n`` (+1/-1 per change)."""
+def columns(width: int, keyed: bool = True) -> list[str]:
+    """A frame's columns as an operator nets them: ``f0..`` and, behind an exchange, ``__task``."""
+    return fcols(width) + ([TASK] if keyed else [])
+
+
+def signed(df: DataFrame, updating: bool, cols: Sequence[str]) -> DataFrame:
+    """The delta of a lowered input: the columns ``cols`` plus ``__n`` (+1/-1 per change)."""
     n = F.when(F.col(OP).isin(*POSITIVE), F.lit(1)).otherwise(F.lit(-1)) if updating else F.lit(1)
-    return df.select(*[F.col(c) for c in fcols(width)], n.cast("long").alias(COUNT))
+    return df.select(*[F.col(c) for c in cols], n.cast("long").alias(COUNT))
 
 
-def epoch_delta(df: DataFrame, updating: bool, width: int) -> DataFrame:
+def epoch_delta(df: DataFrame, updating: bool, cols: Sequence[str]) -> DataFrame:
     """An input's epoch delta as a signed multiset. An updating input is netted (a change
     and its retraction in one epoch cancel); an insert-only one is not: its rows only add,
     duplicates are just multiplicities, and a wide group-by per epoch would cost more
     than it saves (the state log is netted when it is compacted)."""
-    rows = signed(df, updating, width)
-    return net(rows, fcols(width)) if updating else rows
+    rows = signed(df, updating, cols)
+    return net(rows, cols) if updating else rows
 
 
 def _has_map(t: DataType) -> bool:
@@ -88,25 +99,42 @@ def null_safe_eq(left: Sequence[Column], right: Sequence[Column]) -> Column:
     return cond
 
 
+def keys_equal(left: DataFrame, right: DataFrame, left_cols: Sequence[str], right_cols: Sequence[str]) -> Column:
+    """The columns equal pairwise, null-safely, except ``__task`` (never null), compared
+    plainly: Spark keeps it as a join key of its own, which the exchange's partitioning
+    by ``__task`` satisfies (a null-safe key becomes ``coalesce``/``isnull`` keys it
+    would shuffle both sides again for)."""
+    cond = F.lit(True)
+    for a, b in zip(left_cols, right_cols):
+        cond = cond & (left[a] == right[b] if a == TASK else left[a].eqNullSafe(right[b]))
+    return cond
+
+
+def key_names(cols: Sequence[str]) -> list[str]:
+    """The names of a key frame's columns for ``cols``: ``k0..`` by position, ``k__task``."""
+    return [TASK_KEY if c == TASK else f"k{i}" for i, c in enumerate(cols)]
+
+
+def _matches(df: DataFrame, keys: DataFrame, df_cols: Sequence[str]) -> Column:
+    return keys_equal(df, keys, df_cols, key_names(df_cols))
+
+
 def semi(df: DataFrame, keys: DataFrame, df_cols: Sequence[str]) -> DataFrame:
-    """Rows of ``df`` whose ``df_cols`` equal (null-safely) a row of ``keys`` (columns k0..)."""
+    """Rows of ``df`` whose ``df_cols`` equal (null-safely) a row of the key frame ``keys``."""
     if not df_cols:
         return df
-    kcols = [f"k{i}" for i in range(len(df_cols))]
-    cond = null_safe_eq([df[c] for c in df_cols], [keys[k] for k in kcols])
-    return df.join(keys, cond, "left_semi")
+    return df.join(keys, _matches(df, keys, df_cols), "left_semi")
 
 
 def anti(df: DataFrame, keys: DataFrame, df_cols: Sequence[str]) -> DataFrame:
+    """Rows of ``df`` whose ``df_cols`` equal no row of the key frame ``keys``."""
     if not df_cols:
         return df.limit(0)
-    kcols = [f"k{i}" for i in range(len(df_cols))]
-    cond = null_safe_eq([df[c] for c in df_cols], [keys[k] for k in kcols])
-    return df.join(keys, cond, "left_anti")
+    return df.join(keys, _matches(df, keys, df_cols), "left_anti")
 
 
 def key_frame(df: DataFrame, cols: Sequence[str]) -> DataFrame:
-    """The distinct keys of ``df`` as columns k0..kn (a one-row frame when there are no keys)."""
+    """The distinct keys of ``df`` (``key_names``; a one-row frame when there are no keys)."""
     if not cols:
         return df.limit(1).select(F.lit(0).alias("k0"))
-    return df.select(*[F.col(c).alias(f"k{i}") for i, c in enumerate(cols)]).distinct()
+    return df.select(*[F.col(c).alias(k) for c, k in zip(cols, key_names(cols))]).distinct()

@@ -155,6 +155,8 @@ class EpochDriver:
             run.meta_out["started"] = True
             run.meta_out["dag"] = self.dag.signature()
             run.meta_out["key_groups"] = self.store.groups
+            run.meta_out["parallelism"] = self.job.parallelism
+            run.meta_out["writer_tasks"] = self.job.writer_tasks
             self.store.write_meta(epoch_id, run.meta_out)
             reached("after-meta")
             self._notify_done(epoch_id)

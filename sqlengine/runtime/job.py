@@ -31,6 +31,7 @@ from sqlengine.runtime.execute import lower_batch
 from sqlengine.runtime.failure import root_cause
 from sqlengine.runtime.multisink import tagged_union, write_all
 from sqlengine.runtime.runner import finished, start_epoch_query, stop_at_epoch_boundary
+from sqlengine.runtime.state import StateStore
 
 STATE_STORE_PROVIDER = "spark.sql.streaming.stateStore.providerClass"
 # Flink's state.backend.type -> Spark's state store. Spark records the provider in the
@@ -153,8 +154,14 @@ class JobRunner:
         state_ttl_ms(self.conf)  # an invalid TTL fails before the job starts
         par = parallelism(self.conf)
         maxp = max_parallelism(self.conf)
+        if par > maxp:
+            raise ValidationError(f"The parallelism ({par}, 'parallelism.default') must not be larger than the "
+                                  f"max-parallelism ({maxp}, 'pipeline.max-parallelism').")
         ctx = JobContext(self.spark, self.streaming, par, maxp, self.conf, job_id, self.functions)
         self.spark.conf.set("spark.sql.shuffle.partitions", str(ctx.shuffle_partitions))
+        # A hash exchange's ``__task`` partitioning is all a join's sides need to be co-located
+        # (runtime/keygroups.py); Spark would otherwise shuffle them again on every join key.
+        self.spark.conf.set("spark.sql.requireAllClusterKeysForCoPartition", "false")
         self.spark.conf.set(STATE_STORE_PROVIDER, state_store_provider(self.conf))
         return ctx
 
@@ -226,6 +233,8 @@ class JobRunner:
         return os.path.join(base, job_id) if base else default_checkpoint_root(job_id)
 
     def _start_epochs(self, dag: Dag, ctx: JobContext, location: str, sids: dict) -> EpochQuery:
+        kept = StateStore(ctx.spark, os.path.join(location, "state"), ctx.max_parallelism).read_meta(1 << 62)
+        ctx.writer_tasks = kept.get("writer_tasks") or ctx.parallelism
         consumers, writers = [], []
         holder: dict[str, Any] = {}
         for root in dag.roots:

@@ -25,18 +25,14 @@ from pyspark.sql import functions as F
 
 from sqlengine.hidden import KEY_GROUP, TASK
 
-# Flink's bounds of the default max-parallelism (KeyGroupRangeAssignment).
-DEFAULT_LOWER_BOUND = 128
-UPPER_BOUND = 1 << 15
 SEED = 42  # Spark's ``hash`` and ``hashpartitioning`` seed
 
 
 def default_max_parallelism(parallelism: int) -> int:
     """Flink's ``computeDefaultMaxParallelism``: 1.5 x the parallelism rounded up to a
-    power of two, at least 128, at most 32768."""
-    n = parallelism + parallelism // 2
-    power = 1 << max(n - 1, 0).bit_length()
-    return min(max(power, DEFAULT_LOWER_BOUND), UPPER_BOUND)
+    power of two, at least 128, at most 32768 (``config.max_parallelism``)."""
+    from sqlengine.config import PARALLELISM, max_parallelism
+    return max_parallelism({PARALLELISM: str(parallelism)})
 
 
 def operator_index(key_group: int, parallelism: int, max_parallelism: int) -> int:

@@ -122,6 +122,7 @@ def _check_same_plan(store: StateStore, dag: Dag, checkpoint: str) -> None:
     groups = last.get("key_groups")
     if groups not in (None, store.groups):
         raise ExecutionError(
-            f"Cannot restore from '{checkpoint}': its state is in {groups} key groups, and this job "
-            f"has {store.groups} ('pipeline.max-parallelism'). Set 'pipeline.max-parallelism' to "
-            f"{groups} to restore it (the parallelism may change).")
+            f"Cannot restore from '{checkpoint}': its state is in {groups} key groups "
+            f"('pipeline.max-parallelism' = {groups} when it was written), and this job has {store.groups}. "
+            f"The max-parallelism of a job cannot change across a restore (its parallelism can): set "
+            f"'pipeline.max-parallelism' = '{groups}'.")

@@ -7,14 +7,15 @@ write at ``e`` replaces whatever a crashed attempt of ``e`` left. Nothing of the
 state is held in the driver: tables are read and written by Spark (they spill to
 disk), so state may be larger than memory.
 
-Layout, per operator id: ``<root>/<op>/<table>/e=<epoch>/__kg=<key group>/`` Parquet
-files. A row's key group is ``pmod(hash(keys), key groups)`` of the operator's key
-(``pipeline.max-parallelism`` key groups; an operator without a key has one, 0): the
-partition the operator's hash exchange sends the key to, so a key group's state is
-the state of one exchange partition, and a restored job may run any number of tasks
-over the same key groups. A version folder holding ``_BASE`` is a full snapshot; the
-others are deltas (rows with a signed count ``__n``) on top of the latest snapshot
-before them. ``read(e)`` unions
+Layout, per operator id: ``<root>/<op>/<table>/e=<epoch>/`` Parquet files, each row
+with its key group ``__kg`` = ``pmod(hash(keys),
+max-parallelism)`` of the operator's key (an operator without a key has one key
+group, 0; ``runtime/keygroups.py``). Reading a table gives every row the ``__task`` of
+the task that owns its key group at the job's current parallelism, so its rows meet
+the epoch's rows of the same keys on that task; a job restored at another parallelism
+reads the same files, and each task takes the key-group range it owns now. A version
+folder holding ``_BASE`` is a full snapshot; the others are deltas (rows with a signed
+count ``__n``) on top of the latest snapshot before them. ``read(e)`` unions
 the latest snapshot ``< e`` with the deltas after it; a table whose delta chain
 grows past ``COMPACT_EVERY`` is compacted into a snapshot. Versions that no replay
 can need any more are deleted.
@@ -27,14 +28,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from typing import Any, Optional, Sequence
+from typing import Any, Optional, Sequence, Union
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
-from pyspark.sql.types import LongType, StructField, StructType
+from pyspark.sql.types import IntegerType, LongType, StructField, StructType
 
 from sqlengine.faults import reached
-from sqlengine.hidden import COUNT, KEY_GROUP
+from sqlengine.hidden import COUNT, KEY_GROUP, TASK
+from sqlengine.runtime.keygroups import key_group, task_of
 
 COMPACT_EVERY = 8
 
@@ -53,21 +55,22 @@ def _epochs(path: str, marker: Optional[str] = None) -> list[int]:
 class Table:
     """One versioned state table of one operator (see the module docstring)."""
 
-    def __init__(self, spark, path: str, schema: StructType, keys: Sequence[str], groups: int):
+    def __init__(self, spark, path: str, schema: StructType, keys: Sequence[Union[str, Column]], groups: int,
+                 tasks: int):
+        schema = StructType([f for f in schema.fields if f.name != TASK])  # never stored: it depends on the tasks
         names = schema.fieldNames()
-        assert "e" not in names and KEY_GROUP not in names, names  # the folders' partition columns
-        assert all(k in names for k in keys), (keys, names)
+        assert "e" not in names and KEY_GROUP not in names, names  # the folders' partition column, ours
+        assert all(k in names for k in keys if isinstance(k, str)), (keys, names)
         self.spark = spark
         self.path = path
         self.schema = schema
         self.keys = list(keys)
         self.groups = groups
+        self.tasks = tasks
 
     def key_group(self) -> Column:
-        """A row's key group: the partition of ``hashpartitioning(keys, groups)``."""
-        if not self.keys:
-            return F.lit(0)
-        return F.pmod(F.hash(*[F.col(f"`{k}`") for k in self.keys]), F.lit(self.groups))
+        """A row's key group: ``pmod(hash(keys), max-parallelism)``, as the exchange computes it."""
+        return key_group([F.col(f"`{k}`") if isinstance(k, str) else k for k in self.keys], self.groups)
 
     def _dir(self, epoch: int) -> str:
         return os.path.join(self.path, f"e={epoch}")
@@ -79,25 +82,28 @@ class Table:
         base = bases[-1] if bases else None
         return base, [e for e in all_ if base is None or e > base]
 
-    def empty(self) -> DataFrame:
-        return self.spark.createDataFrame([], self.schema)
+    def stored_schema(self) -> StructType:
+        return StructType(list(self.schema.fields) + [StructField(KEY_GROUP, IntegerType(), False)])
 
     def read(self, epoch: int) -> DataFrame:
-        """The table as of the end of epoch ``epoch - 1`` (deltas not yet netted)."""
+        """The table as of the end of epoch ``epoch - 1`` (deltas not yet netted), each row
+        with the ``__task`` that owns its key group."""
         base, deltas = self.versions(epoch)
         dirs = ([self._dir(base)] if base is not None and base not in deltas else []) + \
             [self._dir(e) for e in deltas]
-        if not dirs:
-            return self.empty()
-        reached("state-read")
-        df = self.spark.read.schema(self.schema).option("basePath", self.path).parquet(*dirs)
-        return df.select(*[F.col(f"`{f.name}`") for f in self.schema.fields])
+        if dirs:
+            reached("state-read")
+            df = self.spark.read.schema(self.stored_schema()).parquet(*dirs)
+        else:
+            df = self.spark.createDataFrame([], self.stored_schema())
+        return df.select(*[F.col(f"`{f.name}`") for f in self.schema.fields],
+                         task_of(F.col(KEY_GROUP), self.tasks, self.groups).alias(TASK))
 
     def write(self, epoch: int, df: DataFrame, snapshot: bool) -> None:
         """Write this epoch's version: a full ``snapshot`` or a delta."""
         target = self._dir(epoch)
         rows = df.select(*[F.col(f"`{f.name}`") for f in self.schema.fields], self.key_group().alias(KEY_GROUP))
-        rows.write.mode("overwrite").partitionBy(KEY_GROUP).parquet(target)
+        rows.write.mode("overwrite").parquet(target)
         reached("state-write")
         if snapshot:
             open(os.path.join(target, "_BASE"), "w").close()
@@ -133,10 +139,12 @@ class StateStore:
         self.root = root
         self.groups = groups  # key groups (pipeline.max-parallelism)
 
-    def table(self, op_id: str, name: str, schema: StructType, keys: Sequence[str]) -> Table:
-        """An operator's state table; ``keys``: its columns holding the operator's key
-        (none: one key group)."""
-        return Table(self.spark, os.path.join(self.root, op_id, name), schema, keys, self.groups)
+    def table(self, op_id: str, name: str, schema: StructType, keys: Sequence[Union[str, Column]],
+              tasks: int) -> Table:
+        """An operator's state table; ``keys``: its columns (or expressions over them)
+        holding the operator's key, as its exchange hashes it (none: one key group);
+        ``tasks``: the operator's tasks (1 behind a ``single`` edge)."""
+        return Table(self.spark, os.path.join(self.root, op_id, name), schema, keys, self.groups, tasks)
 
     def has_state(self) -> bool:
         return bool(self._meta_epochs())

@@ -17,36 +17,39 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import LongType, StructField, StructType
 
 from sqlengine.config import state_ttl_ms
-from sqlengine.hidden import COUNT
-from sqlengine.runtime.delta import anti, semi
+from sqlengine.hidden import COUNT, TASK
+from sqlengine.runtime.delta import TASK_KEY, anti, semi
 
 TOUCHED = "__t"
 
 
 class Expiry:
     """The expired keys of one keyed input of an operator at this epoch (see the module
-    docstring); ``touched``: the keys the epoch writes (a key frame, columns k0..)."""
+    docstring); ``touched``: the keys the epoch writes (a key frame, ``delta.key_frame``:
+    columns k0.., and ``k__task`` behind an exchange)."""
 
     def __init__(self, ctx, side: str, touched: DataFrame, keyed: bool = True):
         self.expired: Optional[DataFrame] = None
         ttl = state_ttl_ms(ctx.conf)
         if ttl <= 0 or not keyed:  # a global aggregate's or Top-N's one group stays
             return
-        nk = len(touched.columns)
+        kcols = [c for c in touched.columns if c != TASK_KEY]
         now = ctx.now_ms
-        tcols = [f"t{i}" for i in range(nk)]
-        fields = [StructField(t, touched.schema[f"k{i}"].dataType) for i, t in enumerate(tcols)]
+        tcols = [f"t{i}" for i in range(len(kcols))]
+        fields = [StructField(t, touched.schema[k].dataType) for k, t in zip(kcols, tcols)]
         table = ctx.table(f"touch-{side}", StructType(fields + [StructField(TOUCHED, LongType())]), tcols)
-        last = ctx.persist(table.read(ctx.epoch))
+        last = ctx.persist(table.read(ctx.epoch))  # t0.., __t, and the __task of the key
         self.expired = ctx.persist(last.where(F.col(TOUCHED) < F.lit(now - ttl))
-                                   .select(*[F.col(t).alias(f"k{i}") for i, t in enumerate(tcols)]))
-        fresh = touched.select(*[F.col(f"k{i}").alias(t) for i, t in enumerate(tcols)],
+                                   .select(*[F.col(t).alias(k) for t, k in zip(tcols, kcols)],
+                                           F.col(TASK).alias(TASK_KEY)))
+        fresh = touched.select(*[F.col(k).alias(t) for k, t in zip(kcols, tcols)],
                                F.lit(now).cast("long").alias(TOUCHED))
-        kept = anti(anti(last, self.expired, tcols), touched, tcols)
-        table.write(ctx.epoch, kept.unionByName(fresh), snapshot=True)
+        matched = tcols + [TASK]
+        kept = anti(anti(last, self.expired, matched), touched, matched)
+        table.write(ctx.epoch, kept.drop(TASK).unionByName(fresh), snapshot=True)
 
     def live(self, state: DataFrame, cols: list[str]) -> DataFrame:
-        """``state`` without the rows of expired keys (``cols``: its key columns)."""
+        """``state`` without the rows of expired keys (``cols``: its key columns, ``__task`` last)."""
         return state if self.expired is None else anti(state, self.expired, cols)
 
     def retract(self, state: DataFrame, delta: DataFrame, cols: list[str]) -> DataFrame:

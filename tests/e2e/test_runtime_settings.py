@@ -35,9 +35,9 @@ def _explain_key_groups(session: Session) -> set[str]:
 
 
 @pytest.mark.parametrize("conf, groups", [
-    ({}, "2"),  # parallelism.default 2
-    ({"parallelism.default": "3"}, "4"),  # rounded up to a power of two
-    ({"parallelism.default": "1"}, "2"),  # at least 2: room to restart with parallelism 2
+    ({}, "128"),  # Flink's default at small parallelism (parallelism.default 2)
+    ({"parallelism.default": "3"}, "128"),
+    ({"parallelism.default": "100"}, "256"),  # 1.5 x 100 rounded up to a power of two
     ({"parallelism.default": "3", "pipeline.max-parallelism": "16"}, "16"),
 ])
 def test_key_groups_default_from_parallelism(spark, tmp_path, conf, groups):

@@ -1,11 +1,19 @@
-"""The executed Spark plan has exactly the exchanges the operator DAG's edges name: for
-each Hash edge one ``Exchange hashpartitioning`` on the edge's keys with as many
-partitions as key groups, for each Single edge one ``Exchange SinglePartition``, for
-each Broadcast edge one ``BroadcastExchange``, and no other exchange.
+"""The executed Spark plans have the exchanges the operator DAG's edges name.
 
-The job is planned and lowered by the runtime itself (``Planner.plan`` / ``lower_batch``, the
-path INSERT and SELECT take), in batch mode, written to Spark's ``noop`` sink, and its
-executed plan read back from Spark."""
+Batch: for each Hash edge one ``Exchange hashpartitioning`` on the edge's keys with as
+many partitions as the operator has tasks, for each Single edge one ``Exchange
+SinglePartition``, for each Broadcast edge one ``BroadcastExchange``, and no other
+exchange. The job is planned and lowered by the runtime itself (``Planner.plan`` /
+``lower_batch``, the path INSERT and SELECT take), written to Spark's ``noop`` sink, and
+its executed plan read back from Spark.
+
+Streaming: every epoch of a streaming SELECT over the same shapes routes each Hash edge
+by key group (``runtime/keygroups.py``): a projection computes ``__task`` from
+``pmod(hash(<the edge's keys>), 128)`` (Flink's default max-parallelism) and one
+``Exchange hashpartitioning(__task, <the operator's tasks>)`` moves the rows; a Single
+edge goes to one task; every exchange in the epochs' plans (Spark's own too: partial
+aggregation, state reads) has as many partitions as the operator's tasks that EXPLAIN
+prints, never the key groups. The plans are read from Spark's SQL status store."""
 from __future__ import annotations
 
 import json
@@ -20,7 +28,7 @@ from sqlengine.hidden import drop_eoi
 from sqlengine.runtime.execute import lower_batch
 from sqlengine.api.session import Session
 
-KEY_GROUPS = 8
+TASKS = 2
 
 BIDS = [{"bidtime": f"2020-04-15 08:{m:02d}:00", "price": p, "item": i, "supplier_id": s}
         for m, p, i, s in [(5, 4, "C", "s1"), (7, 2, "A", "s2"), (9, 5, "D", "s1"), (11, 3, "B", "s3"),
@@ -83,7 +91,7 @@ def dag_exchanges(dag) -> Counter:
     for pn in dag.nodes:
         for side, (_, edge) in enumerate(pn.inputs):
             if edge.kind == "hash":
-                out[("hash", spark_columns(pn.logical, side, edge), KEY_GROUPS)] += 1
+                out[("hash", spark_columns(pn.logical, side, edge), pn.parallelism)] += 1
             elif edge.exchange:
                 out[(edge.kind, ())] += 1
     return out
@@ -94,8 +102,8 @@ def session(spark, tmp_path_factory):
     d = tmp_path_factory.mktemp("shuffles")
     (d / "bid.jsonl").write_text("\n".join(json.dumps(r) for r in BIDS) + "\n")
     (d / "supplier.jsonl").write_text("\n".join(json.dumps(r) for r in SUPPLIERS) + "\n")
-    s = Session({"execution.runtime-mode": "batch", "parallelism.default": "2",
-                 "pipeline.max-parallelism": str(KEY_GROUPS)}, spark=spark)
+    s = Session({"execution.runtime-mode": "batch", "parallelism.default": str(TASKS),
+                 "execution.checkpointing.dir": str(d / "ckpt")}, spark=spark)
     s.execute_sql(f"""
         CREATE TABLE Bid (bidtime TIMESTAMP(3), price DECIMAL(10, 2), item STRING, supplier_id STRING,
           WATERMARK FOR bidtime AS bidtime - INTERVAL '1' SECOND)
@@ -125,3 +133,61 @@ def test_shapes_cover_joins_and_top_n(session):
             kinds[type(pn.logical).__name__] += 1
             kinds.update(e.kind for _, e in pn.inputs)
     assert kinds["Join"] >= 3 and kinds["Rank"] >= 2 and kinds["hash"] >= 12 and kinds["single"] >= 2
+
+
+# -- streaming epochs ---------------------------------------------------------------------
+STREAMING = [name for name in SHAPES if name not in ("order by",)]
+ROUTE = re.compile(r"element_at\(\[[\d,]+\], \(?cast\(FLOOR\(\(cast\(\(pmod\(hash\((?P<keys>.*?), 42\), "
+                   r"(?P<groups>\d+)\)")
+TASK_EXCHANGE = re.compile(r"hashpartitioning\(__task#\d+, (?P<n>\d+)\), REPARTITION_BY_NUM")
+ANY_EXCHANGE = re.compile(r"Arguments: hashpartitioning\(.*, (?P<n>\d+)\), \w+")
+
+
+def top_level_args(text: str) -> list[str]:
+    """``a, cast(b as bigint), c`` -> the three arguments."""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        depth += ch == "("
+        depth -= ch == ")"
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    return out + [cur.strip()]
+
+
+def epoch_plans(session, sql: str) -> list[str]:
+    """The executed plans of every Spark action the streaming SELECT's epochs ran."""
+    store = session.spark._jsparkSession.sharedState().statusStore()
+    before = store.executionsList().size()
+    result = session.execute_sql(sql)
+    assert result.rows, sql  # ran to the end of the bounded input
+    executions = store.executionsList()
+    return [executions.apply(i).physicalPlanDescription() for i in range(before, executions.size())]
+
+
+@pytest.mark.parametrize("shape", STREAMING)
+def test_epochs_route_the_dags_hash_edges_by_key_group(session, shape):
+    sql = SHAPES[shape]
+    session.conf["execution.runtime-mode"] = "streaming"
+    try:
+        dag = session.planner().plan(parse_one(sql), sql).dag
+        plans = "\n".join(epoch_plans(session, sql))
+    finally:
+        session.conf["execution.runtime-mode"] = "batch"
+    routes = Counter(len(top_level_args(m.group("keys"))) for m in ROUTE.finditer(plans))
+    assert {int(m.group("groups")) for m in ROUTE.finditer(plans)} <= {128}
+    routed = Counter(int(m.group("n")) for m in TASK_EXCHANGE.finditer(plans))
+    for pn in dag.nodes:
+        for _, edge in pn.inputs:
+            if edge.kind == "hash":
+                assert routes[len(edge.keys)] > 0, (pn.label, edge, routes)
+                assert routed[pn.parallelism] > 0, (pn.label, routed)
+            elif edge.kind == "single":  # Spark's plan of a one-partition repartition
+                assert "SinglePartition, REPARTITION_BY_NUM" in plans and pn.parallelism == 1, pn.label
+    # Every hash exchange, Spark's own too, has the tasks of an operator, never the key
+    # groups (the runtime's global counts of an epoch go to one partition: not a stage).
+    tasks = {pn.parallelism for pn in dag.nodes}
+    sizes = {int(m.group("n")) for m in ANY_EXCHANGE.finditer(plans)}
+    assert sizes <= tasks, (sizes, tasks)

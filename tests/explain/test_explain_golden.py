@@ -19,7 +19,7 @@ CASES = sorted(p.stem for p in (HERE / "golden").glob("*.sql"))
 
 
 def explain_text(name: str) -> str:
-    session = Session({"parallelism.default": "2", "pipeline.max-parallelism": "4"})
+    session = Session({"parallelism.default": "2"})
     session.execute_sql((HERE / "ddl.sql").read_text())
     result = session.execute_sql((HERE / "golden" / f"{name}.sql").read_text())
     return result.text.rstrip("\n")

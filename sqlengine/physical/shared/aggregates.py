@@ -5,7 +5,7 @@ from __future__ import annotations
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from sqlengine.hidden import fcol
+from sqlengine.hidden import TASK, fcol
 from sqlengine.plan import nodes as P
 from sqlengine.runtime.context import BatchContext
 
@@ -14,10 +14,12 @@ from sqlengine.runtime.context import BatchContext
 MERGE = {"COUNT": F.sum, "SUM": F.sum, "MIN": F.min, "MAX": F.max}
 
 
-def batch_aggregate(ctx: BatchContext, node: P.Aggregate, df: DataFrame) -> DataFrame:
-    """The aggregation of ``df`` (columns f0..): keys then aggregates."""
+def batch_aggregate(ctx: BatchContext, node: P.Aggregate, df: DataFrame, keyed: bool = False) -> DataFrame:
+    """The aggregation of ``df`` (columns f0..): keys then aggregates; ``keyed``: ``df``
+    came through the node's exchange, whose ``__task`` is kept (a key of the grouping)."""
     keys = [fcol(k) for k in node.keys]
-    if any(a.distinct for a in node.aggs) and keys:
+    task = [F.col(TASK)] if keyed else []
+    if any(a.distinct for a in node.aggs) and keys and not keyed:
         # One exchange on the keys (Spark would shuffle on keys + distinct column first).
         df = df.repartition(ctx.shuffle_partitions, *keys)
     sets = node.grouping_sets
@@ -26,7 +28,7 @@ def batch_aggregate(ctx: BatchContext, node: P.Aggregate, df: DataFrame) -> Data
         grouped = df.groupingSets([[fcol(k) for k in s] for s in sets], *keys) \
             .agg(*(aggs or [F.lit(0).alias("__none")]))
     else:
-        grouped = df.groupBy(*keys).agg(*aggs) if aggs else df.select(*keys).distinct()
+        grouped = df.groupBy(*keys, *task).agg(*aggs) if aggs else df.select(*keys, *task).distinct()
     out = [F.col(f"f{k}").alias(f"f{i}") for i, k in enumerate(node.keys)]
     out += [F.col(f"a{j}").alias(f"f{len(node.keys) + j}") for j in range(len(node.aggs))]
-    return grouped.select(*out)
+    return grouped.select(*out, *task)

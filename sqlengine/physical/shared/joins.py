@@ -8,11 +8,12 @@ from typing import Optional
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
-from sqlengine.hidden import COUNT, Lowered, fcol, fcols
+from sqlengine import types as T
+from sqlengine.hidden import COUNT, OP, TASK, Lowered, fcol, fcols
 from sqlengine.physical.shared.logs import append_log
 from sqlengine.plan import nodes as P
 from sqlengine.runtime.context import BatchContext, EpochContext
-from sqlengine.runtime.delta import emit_inserts_deletes, epoch_delta, expand, key_frame, net
+from sqlengine.runtime.delta import columns, emit_inserts_deletes, epoch_delta, expand, key_frame, net
 from sqlengine.runtime.state import Table
 
 HOW = {"INNER": "inner", "LEFT": "left_outer", "RIGHT": "right_outer", "FULL": "full_outer",
@@ -20,11 +21,14 @@ HOW = {"INNER": "inner", "LEFT": "left_outer", "RIGHT": "right_outer", "FULL": "
 
 
 # -- batch ---------------------------------------------------------------------------------
-def _align(node: P.Join, left: DataFrame, right: DataFrame) -> tuple[DataFrame, DataFrame, int, int]:
-    """Left keeps f0..f(nl-1); right's columns move to f(nl)..: one name space for the condition."""
+def _align(node: P.Join, left: DataFrame, right: DataFrame, keyed: bool = False
+           ) -> tuple[DataFrame, DataFrame, int, int]:
+    """Left keeps f0..f(nl-1); right's columns move to f(nl)..: one name space for the
+    condition (``keyed``: with each side's ``__task``, as ``__tl`` and ``__tr``)."""
     nl, nr = len(node.left.schema), len(node.right.schema)
-    left = left.select(*[fcol(i) for i in range(nl)])
-    right = right.select(*[fcol(j).alias(f"f{nl + j}") for j in range(nr)])
+    left = left.select(*[fcol(i) for i in range(nl)], *([F.col(TASK).alias("__tl")] if keyed else []))
+    right = right.select(*[fcol(j).alias(f"f{nl + j}") for j in range(nr)],
+                         *([F.col(TASK).alias("__tr")] if keyed else []))
     return left, right, nl, nr
 
 
@@ -45,14 +49,16 @@ def batch_join(ctx: BatchContext, node: P.Join, left: DataFrame, right: DataFram
     return out.select(*[fcol(i) for i in range(width)])
 
 
-def batch_temporal_join(ctx: BatchContext, node: P.TemporalJoin, left: DataFrame, right: DataFrame) -> DataFrame:
+def batch_temporal_join(ctx: BatchContext, node: P.TemporalJoin, left: DataFrame, right: DataFrame,
+                        keyed: bool = False) -> DataFrame:
     """Each left row joins the right row with its key and the largest ``right_time <=
     left_time`` (event time); processing time joins the right table as it is. The rest
-    of the condition applies to that version (LEFT: NULLs when it fails)."""
-    left, right, nl, nr = _align(node, left, right)
+    of the condition applies to that version (LEFT: NULLs when it fails). ``keyed``: both
+    sides are on their keys' tasks (an epoch's), and stay there."""
+    left, right, nl, nr = _align(node, left, right, keyed)
     lid = "__lid"
     left = left.withColumn(lid, F.monotonically_increasing_id())
-    on = F.lit(True)
+    on = F.col("__tl") == F.col("__tr") if keyed else F.lit(True)
     for lk, rk in zip(node.left_keys, node.right_keys):
         on = on & (fcol(lk) == fcol(nl + rk))
     if node.right_time >= 0:
@@ -60,7 +66,7 @@ def batch_temporal_join(ctx: BatchContext, node: P.TemporalJoin, left: DataFrame
     joined = left.join(right.hint("merge"), on, "left") if node.left_keys else left.join(right, on, "left")
     if node.right_time >= 0:
         # Partitioned within the join's key partitions: no exchange beyond the join's.
-        latest = Window.partitionBy(*[fcol(k) for k in node.left_keys], lid) \
+        latest = Window.partitionBy(*[fcol(k) for k in node.left_keys], *([F.col("__tl")] if keyed else []), lid) \
             .orderBy(fcol(nl + node.right_time).desc_nulls_last())
         joined = joined.withColumn("__v", F.row_number().over(latest)).where(F.col("__v") == 1)
     cond = ctx.expr(node.condition) if node.condition is not None else F.lit(True)
@@ -72,66 +78,95 @@ def batch_temporal_join(ctx: BatchContext, node: P.TemporalJoin, left: DataFrame
 
 
 # -- per epoch -------------------------------------------------------------------------------
+def key_columns(keys: tuple[int, ...], other: tuple[int, ...], side: P.Node, other_side: P.Node) -> list[Column]:
+    """One side's equi-join key, as its exchange and state hash it: each column cast to
+    the type it shares with its partner on the other side, so that keys that join hash
+    to the same key group (``INT = BIGINT`` hashes as BIGINT on both sides)."""
+    out = []
+    for k, o in zip(keys, other):
+        mine, theirs = side.schema[k].type, other_side.schema[o].type
+        if mine.to_spark() == theirs.to_spark():
+            out.append(fcol(k))
+            continue
+        common = T.common_type(mine.with_time_attr(None), theirs.with_time_attr(None))
+        out.append(fcol(k).cast(common.to_spark()) if common is not None else fcol(k))
+    return out
+
+
+def join_key(node: P.Join, extra: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
+             ) -> tuple[list[Column], list[Column]]:
+    """Both sides' keys (``key_columns``): the equi keys, then ``extra`` (per side: a
+    window join's window bounds)."""
+    lk, rk = node.left_keys + extra[0], node.right_keys + extra[1]
+    return key_columns(lk, rk, node.left, node.right), key_columns(rk, lk, node.right, node.left)
+
+
 def join_frames(ctx: BatchContext, node: P.Join, left: DataFrame, right: DataFrame, kind: str) -> DataFrame:
-    """Join two signed multisets (columns f.., ``__n``) as ``node`` does; result: the
-    node's columns f0.. and ``__n`` (product of counts; an unmatched side counts 1)."""
+    """Join two signed multisets (columns f.., ``__task``, ``__n``) as ``node`` does, each
+    row of one side only with the rows on its own task; result: the node's columns f0..,
+    ``__task`` and ``__n`` (product of counts; an unmatched side counts 1)."""
     nl, nr = len(node.left.schema), len(node.right.schema)
-    lf = left.select(*fcols(nl), F.col(COUNT).alias("__nl"))
-    rf = right.select(*[F.col(f"f{i}").alias(f"f{nl + i}") for i in range(nr)], F.col(COUNT).alias("__nr"))
-    cond = ctx.expr(node.condition) if node.condition is not None else F.lit(True)
+    lf = left.select(*fcols(nl), F.col(TASK).alias("__tl"), F.col(COUNT).alias("__nl"))
+    rf = right.select(*[F.col(f"f{i}").alias(f"f{nl + i}") for i in range(nr)], F.col(TASK).alias("__tr"),
+                      F.col(COUNT).alias("__nr"))
+    cond = F.col("__tl") == F.col("__tr")
+    if node.condition is not None:
+        cond = cond & ctx.expr(node.condition)
     out = lf.join(rf, cond, HOW[kind])
     if kind in ("SEMI", "ANTI"):
-        return out.select(*fcols(nl), F.col("__nl").alias(COUNT))
+        return out.select(*fcols(nl), F.col("__tl").alias(TASK), F.col("__nl").alias(COUNT))
     n = F.coalesce(F.col("__nl"), F.lit(1)) * F.coalesce(F.col("__nr"), F.lit(1))
-    return out.select(*fcols(nl + nr), n.alias(COUNT))
+    return out.select(*fcols(nl + nr), F.coalesce(F.col("__tl"), F.col("__tr")).alias(TASK), n.alias(COUNT))
 
 
 def deltas(ctx: EpochContext, node: P.Join, left: Lowered, right: Lowered,
            expire_keys: bool = True) -> tuple["Side", "Side"]:
-    """Both inputs' epoch deltas with their state logs (``left``/``right``, keyed by the
-    join keys); ``expire_keys``: ``table.exec.state.ttl`` applies per join key."""
+    """Both inputs through the node's exchanges, as epoch deltas with their state logs
+    (``left``/``right``, keyed by the join key); ``expire_keys``:
+    ``table.exec.state.ttl`` applies per join key."""
     nl, nr = len(node.left.schema), len(node.right.schema)
-    lk = [f"f{k}" for k in node.left_keys]
-    rk = [f"f{k}" for k in node.right_keys]
-    dl = ctx.persist(epoch_delta(left.df, left.updating, nl))
-    dr = ctx.persist(epoch_delta(right.df, right.updating, nr))
-    tl = ctx.table("left", dl.schema, lk)
-    tr = ctx.table("right", dr.schema, rk)
-    return (Side(ctx, "left", tl, dl, lk if expire_keys else [], left.empty),
-            Side(ctx, "right", tr, dr, rk if expire_keys else [], right.empty))
+    lkey, rkey = join_key(node)
+    dl = ctx.persist(epoch_delta(ctx.exchange(left.df, lkey), left.updating, columns(nl)))
+    dr = ctx.persist(epoch_delta(ctx.exchange(right.df, rkey), right.updating, columns(nr)))
+    tl = ctx.table("left", dl.schema, lkey)
+    tr = ctx.table("right", dr.schema, rkey)
+    lk = [f"f{k}" for k in node.left_keys] + [TASK] if expire_keys else []
+    rk = [f"f{k}" for k in node.right_keys] + [TASK] if expire_keys else []
+    return (Side(ctx, "left", tl, dl, lk, left.empty), Side(ctx, "right", tr, dr, rk, right.empty))
 
 
 class Side:
     """One input's state log as of this epoch, without the keys ``table.exec.state.ttl``
-    expired (``stored``: as written; ``old``: live)."""
+    expired (``stored``: as written; ``old``: live); ``keys``: the columns a key expires
+    by (``__task`` last), or none."""
 
     def __init__(self, ctx: EpochContext, name: str, table: Table, delta: DataFrame, keys: list[str],
                  empty: bool = False):
         self.table, self.delta, self.keys, self.empty = table, delta, keys, empty
         self.stored = table.read(ctx.epoch)
-        self.expiry = ctx.expiry(name, ctx.persist(key_frame(delta, keys)), keyed=bool(keys))
+        self.expiry = ctx.expiry(name, ctx.persist(key_frame(delta, keys)), keyed=len(keys) > 1)
         self.old = self.expiry.live(self.stored, keys)
         if self.expiry.expired is not None:  # the log holds retractions of expired rows
-            self.old = net(self.old, fcols(len(delta.columns) - 1))
+            self.old = net(self.old, [c for c in delta.columns if c != COUNT])
 
-    def log(self, ctx: EpochContext, width: int, keep: Optional[Column] = None) -> None:
+    def log(self, ctx: EpochContext, keep: Optional[Column] = None) -> None:
         if self.empty and self.expiry.expired is None:
             return  # nothing changed: the latest version stays current
         append_log(self.table, ctx.epoch, self.expiry.retract(self.stored, self.delta, self.keys),
-                   fcols(width), keep)
+                   [c for c in self.delta.columns if c != COUNT], keep)
 
 
 def finish(ctx: EpochContext, node: P.Join, out: DataFrame, ls: Side, rs: Side, insert_only: bool,
            keep: tuple[Optional[Column], Optional[Column]] = (None, None)) -> Lowered:
     """Persist the epoch's joined delta, log both sides, and emit it (insert-only: plain
     rows; else ``+I``/``-D``)."""
-    nl, nr = len(node.left.schema), len(node.right.schema)
+    width = len(node.schema)
     out = ctx.persist(out)
-    ls.log(ctx, nl, keep[0])
-    rs.log(ctx, nr, keep[1])
+    ls.log(ctx, keep[0])
+    rs.log(ctx, keep[1])
     if insert_only:
-        return Lowered(expand(out))
-    return Lowered(emit_inserts_deletes(out), False, True)
+        return Lowered(expand(out).select(*fcols(width)))
+    return Lowered(emit_inserts_deletes(out).select(*fcols(width), OP), False, True)
 
 
 def inner_delta(ctx: BatchContext, node: P.Join, dl: DataFrame, dr: DataFrame, old_l: DataFrame,
@@ -148,4 +183,4 @@ def inner_delta(ctx: BatchContext, node: P.Join, dl: DataFrame, dr: DataFrame, o
     out = parts[0]
     for p in parts[1:]:
         out = out.unionByName(p)
-    return net(out, fcols(width)) if netted else out
+    return net(out, columns(width)) if netted else out

@@ -78,9 +78,9 @@ def _ms(c: Column) -> Column:
     return F.unix_millis(c)
 
 
-def pend(ctx: EpochContext, pending_name: str, fresh: DataFrame, keys: list[str]) -> tuple[Table, DataFrame]:
-    """The operator's pending rows plus ``fresh`` (persisted), with their state table
-    (``keys``: the columns of the operator's key)."""
+def pend(ctx: EpochContext, pending_name: str, fresh: DataFrame, keys: list) -> tuple[Table, DataFrame]:
+    """The operator's pending rows plus ``fresh`` (persisted; both on their keys' tasks),
+    with their state table (``keys``: the operator's key, as its exchange hashes it)."""
     table = ctx.table(pending_name, fresh.schema, keys)
     return table, ctx.persist(table.read(ctx.epoch).unionByName(fresh))
 
@@ -94,7 +94,7 @@ def close(ctx: EpochContext, waiting: tuple[Table, DataFrame], end_col: str) -> 
     return closed
 
 
-def fire_closed(ctx: EpochContext, pending_name: str, fresh: DataFrame, keys: list[str], end_col: str) -> DataFrame:
+def fire_closed(ctx: EpochContext, pending_name: str, fresh: DataFrame, keys: list, end_col: str) -> DataFrame:
     """Add ``fresh`` rows to the operator's pending rows; return the rows whose ``end_col``
     the watermark has passed, keeping the others pending (a snapshot per epoch)."""
     waiting = pend(ctx, pending_name, fresh, keys)

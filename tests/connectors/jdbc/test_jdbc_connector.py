@@ -79,7 +79,7 @@ def test_exactly_once_replay_and_recovery(session, postgres, spark):
 
     def sink():
         ctx = SinkContext(spark, True, 2, "out", [("id", BIGINT()), ("s", STRING())], Options("jdbc", options),
-                          False, sink_id="op-out", max_parallelism=4)
+                          False, sink_id="op-out", writer_tasks=4)
         return JDBC.sink(ctx)
 
     df = spark.range(100).selectExpr("id", "CAST(id AS STRING) AS s")

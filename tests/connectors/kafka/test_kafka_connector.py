@@ -252,7 +252,7 @@ def test_exactly_once_replay_of_an_epoch_is_a_no_op(spark, kafka_bootstrap):
     opts = {"connector": "kafka", "topic": out, "properties.bootstrap.servers": kafka_bootstrap, "format": "json",
             "sink.delivery-guarantee": "exactly-once", "sink.transactional-id-prefix": f"tx-{out}"}
     cols = [("id", T.BIGINT()), ("name", T.STRING())]
-    ctx = SinkContext(spark, True, 2, "t", cols, Options("kafka", opts), False, sink_id="s1", max_parallelism=4)
+    ctx = SinkContext(spark, True, 2, "t", cols, Options("kafka", opts), False, sink_id="s1", writer_tasks=4)
     sink = factory_for("kafka", "t").sink(ctx)
     df = spark.createDataFrame([(i, f"n{i}") for i in range(50)], "id bigint, name string")
     sink.write_epoch(df, 0, "q1")

@@ -26,11 +26,11 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from sqlengine.config import state_ttl_ms
-from sqlengine.hidden import COUNT, OP, SEQ, Lowered, fcols
+from sqlengine.hidden import COUNT, OP, SEQ, TASK, Lowered, fcol, fcols
 from sqlengine.physical.shared.logs import append_log
 from sqlengine.plan import nodes as P
 from sqlengine.runtime.context import EpochContext
-from sqlengine.runtime.delta import POSITIVE, key_frame, net, null_safe_eq, semi
+from sqlengine.runtime.delta import POSITIVE, key_frame, keys_equal, net, semi
 
 
 def last_changes(df: DataFrame, cols: list[str], keys: list[str]) -> DataFrame:
@@ -46,17 +46,18 @@ def last_changes(df: DataFrame, cols: list[str], keys: list[str]) -> DataFrame:
 
 def epoch_normalize(ctx: EpochContext, node: P.ChangelogNormalize, child: Lowered) -> Lowered:
     cols = fcols(len(node.schema))
-    keys = [f"f{k}" for k in node.keys]
+    keys = [f"f{k}" for k in node.keys] + [TASK]  # behind the exchange, each key on its task
     rest = [c for c in cols if c not in keys]
-    last = ctx.persist(last_changes(child.df, cols, keys))
+    routed = ctx.exchange(child.df, [fcol(k) for k in node.keys])
+    last = ctx.persist(last_changes(routed, cols + [TASK], keys))
     touched = key_frame(last, keys)
     stored_schema = last.select(*cols, F.lit(0).cast("long").alias(COUNT)).schema
-    table = ctx.table("rows", stored_schema, keys)
+    table = ctx.table("rows", stored_schema, keys[:-1])
     expiry = ctx.expiry("rows", touched)
     stored = table.read(ctx.epoch)
-    old = net(semi(expiry.live(stored, keys), touched, keys), cols).where(F.col(COUNT) > 0)
-    o = old.select(*[F.col(c).alias(f"o_{c}") for c in cols], F.lit(True).alias("__was"))
-    j = last.join(o, null_safe_eq([last[k] for k in keys], [o[f"o_{k}"] for k in keys]), "left_outer")
+    old = net(semi(expiry.live(stored, keys), touched, keys), cols + [TASK]).where(F.col(COUNT) > 0)
+    o = old.select(*[F.col(c).alias(f"o_{c}") for c in cols + [TASK]], F.lit(True).alias("__was"))
+    j = last.join(o, keys_equal(last, o, keys, [f"o_{k}" for k in keys]), "left_outer")
     upsert = F.col(OP).isin(*POSITIVE)
     was = F.col("__was").isNotNull()
     # With a state TTL Flink emits an unchanged row again (downstream state may have
@@ -69,7 +70,8 @@ def epoch_normalize(ctx: EpochContext, node: P.ChangelogNormalize, child: Lowere
         return F.struct(*[F.col(f"{prefix}{c}").alias(c) for c in cols], F.lit(op).alias(OP))
 
     def counted(prefix: str, n: int):
-        return F.struct(*[F.col(f"{prefix}{c}").alias(c) for c in cols], F.lit(n).cast("long").alias(COUNT))
+        return F.struct(*[F.col(f"{prefix}{c}").alias(c) for c in cols + [TASK]],
+                        F.lit(n).cast("long").alias(COUNT))
 
     emitted = (F.when(upsert & ~was, F.array(row("", "+I")))
                .when(upsert & was & ~same, F.array(row("o_", "-U"), row("", "+U")))
@@ -80,5 +82,5 @@ def epoch_normalize(ctx: EpochContext, node: P.ChangelogNormalize, child: Lowere
     j = ctx.persist(j.select(emitted.alias("__e"), delta.alias("__d")))
     changes = j.select(F.explode("__e").alias("r")).select("r.*")
     append_log(table, ctx.epoch, expiry.retract(stored, j.select(F.explode("__d").alias("r")).select("r.*"), keys),
-               cols)
+               cols + [TASK])
     return Lowered(changes, False, True)

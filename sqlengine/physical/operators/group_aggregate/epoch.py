@@ -17,20 +17,22 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from sqlengine.config import state_ttl_ms
-from sqlengine.hidden import COUNT, OP, Lowered, fcols
+from sqlengine.hidden import COUNT, OP, TASK, Lowered, fcol, fcols
 from sqlengine.physical.shared.aggregates import MERGE, batch_aggregate
 from sqlengine.physical.shared.logs import append_log
 from sqlengine.plan import nodes as P
 from sqlengine.runtime.context import EpochContext
-from sqlengine.runtime.delta import anti, epoch_delta, expand, key_frame, net, null_safe_eq, semi
+from sqlengine.runtime.delta import anti, columns, epoch_delta, expand, key_frame, keys_equal, net, semi
 
 
 def keyed_changes(old: DataFrame, new: DataFrame, nk: int, width: int) -> DataFrame:
-    """One result row per key before (``old``) and after (``new``) as a changelog."""
+    """One result row per key before (``old``) and after (``new``) as a changelog (both
+    on the tasks of their keys)."""
     cols = fcols(width)
-    o = old.select(*[F.col(c).alias(f"o_{c}") for c in cols], F.lit(True).alias("__o"))
-    n = new.select(*cols, F.lit(True).alias("__p"))
-    j = n.join(o, null_safe_eq([n[c] for c in cols[:nk]], [o[f"o_{c}"] for c in cols[:nk]]), "full_outer")
+    keys = cols[:nk] + [TASK]
+    o = old.select(*[F.col(c).alias(f"o_{c}") for c in cols + [TASK]], F.lit(True).alias("__o"))
+    n = new.select(*cols, TASK, F.lit(True).alias("__p"))
+    j = n.join(o, keys_equal(n, o, keys, [f"o_{c}" for c in keys]), "full_outer")
     changed = F.lit(False)
     for c in cols[nk:]:
         changed = changed | ~F.col(c).eqNullSafe(F.col(f"o_{c}"))
@@ -66,18 +68,20 @@ def epoch_merge_aggregate(ctx: EpochContext, node: P.Aggregate, child: Lowered) 
     and the joined rows are the next snapshot of the results: one join per epoch."""
     nk, width = len(node.keys), len(node.schema)
     key_cols, cols = fcols(nk), fcols(width)
-    part = batch_aggregate(ctx, node, child.df)
+    # Spark's partial aggregation stands in for Flink's local aggregation: the edge's
+    # exchange moves one partial row per key (not every input row) to the key's task.
+    part = ctx.exchange(batch_aggregate(ctx, node, child.df), [fcol(i) for i in range(nk)])
     outputs = ctx.table("output", part.schema, key_cols)
     previous = outputs.read(ctx.epoch)
     if state_ttl_ms(ctx.conf) > 0:
         part = ctx.persist(part)
-        touched = ctx.persist(key_frame(part, key_cols))
-        previous = ctx.expiry("input", touched).live(previous, key_cols)
-    new = part.select(*cols, F.lit(True).alias("__p"))
-    old = previous.select(*[F.col(c).alias(f"o_{c}") for c in cols], F.lit(True).alias("__o"))
-    keys = [(new[c], old[f"o_{c}"]) for c in key_cols]
-    cond = null_safe_eq([a for a, _ in keys], [b for _, b in keys]) if any(
-        f.nullable for f in part.schema.fields[:nk]) else _equal(keys)
+        touched = ctx.persist(key_frame(part, key_cols + [TASK]))
+        previous = ctx.expiry("input", touched).live(previous, key_cols + [TASK])
+    new = part.select(*cols, TASK, F.lit(True).alias("__p"))
+    old = previous.select(*[F.col(c).alias(f"o_{c}") for c in cols + [TASK]], F.lit(True).alias("__o"))
+    keys = key_cols + [TASK]
+    cond = keys_equal(new, old, keys, [f"o_{c}" for c in keys]) if any(
+        f.nullable for f in part.schema.fields[:nk]) else _equal([(new[c], old[f"o_{c}"]) for c in keys])
     here, was = F.col("__p").isNotNull(), F.col("__o").isNotNull()
 
     def value(i: int, c: str) -> Column:
@@ -115,28 +119,29 @@ def epoch_group_aggregate(ctx: EpochContext, node: P.Aggregate, child: Lowered) 
     if mergeable(node, child):
         return epoch_merge_aggregate(ctx, node, child)
     width = len(node.input.schema)
-    cols = fcols(width)
-    keys = [f"f{k}" for k in node.keys]
-    delta = ctx.persist(epoch_delta(child.df, child.updating, width))
-    inputs = ctx.table("input", delta.schema, keys)
+    cols = columns(width)
+    keys = [f"f{k}" for k in node.keys] + [TASK]
+    routed = ctx.exchange(child.df, [fcol(k) for k in node.keys])
+    delta = ctx.persist(epoch_delta(routed, child.updating, cols))
+    inputs = ctx.table("input", delta.schema, keys[:-1])
     touched = ctx.persist(key_frame(delta, keys))
-    expiry = ctx.expiry("input", touched, keyed=bool(keys))
+    expiry = ctx.expiry("input", touched, keyed=bool(node.keys))
     stored = inputs.read(ctx.epoch)
     live = expiry.live(stored, keys)
     new_in = net(semi(live, touched, keys).unionByName(delta), cols)
     new_in = ctx.persist(new_in)
-    out = batch_aggregate(ctx, node, expand(new_in))
-    if not keys:  # a global aggregate has no row while its input is empty (Flink)
+    out = batch_aggregate(ctx, node, expand(new_in), keyed=True)
+    if not node.keys:  # a global aggregate has no row while its input is empty (Flink)
         rows = new_in.agg(F.sum(COUNT).alias("__c"))
         out = out.crossJoin(rows).where(F.col("__c") > 0).drop("__c")
     out = ctx.persist(out)
     nk, nout = len(node.keys), len(node.schema)
-    out_keys = fcols(nk)
-    outputs = ctx.table("output", out.schema, out_keys)
+    out_keys = fcols(nk) + [TASK]
+    outputs = ctx.table("output", out.schema, fcols(nk))
     previous = expiry.live(outputs.read(ctx.epoch), out_keys)
-    old = semi(previous, touched, out_keys) if keys else previous
+    old = semi(previous, touched, out_keys) if node.keys else previous
     changes = ctx.persist(keyed_changes(old, out, nk, nout))
     append_log(inputs, ctx.epoch, expiry.retract(stored, delta, keys), cols)
-    kept = anti(previous, touched, out_keys) if keys else previous.limit(0)
+    kept = anti(previous, touched, out_keys) if node.keys else previous.limit(0)
     outputs.write(ctx.epoch, kept.unionByName(out), snapshot=True)
     return Lowered(changes, False, True)

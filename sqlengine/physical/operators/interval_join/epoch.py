@@ -10,11 +10,11 @@ from __future__ import annotations
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from sqlengine.hidden import COUNT, Lowered, fcols
+from sqlengine.hidden import COUNT, TASK, Lowered, fcols
 from sqlengine.physical.shared.joins import deltas, finish, inner_delta, join_frames
 from sqlengine.plan import nodes as P
 from sqlengine.runtime.context import BatchContext, EpochContext
-from sqlengine.runtime.delta import net
+from sqlengine.runtime.delta import columns, net
 from sqlengine.runtime.watermarks import WM_MIN
 
 
@@ -34,8 +34,8 @@ def epoch_interval_join(ctx: EpochContext, node: P.IntervalJoin, left: Lowered, 
     nl = len(node.left.schema)
     ctx.settle(dl, dr)
     wm = ctx.input_watermark
-    all_l = net(old_l.unionByName(dl), fcols(nl))
-    all_r = net(old_r.unionByName(dr), fcols(len(node.right.schema)))
+    all_l = net(old_l.unionByName(dl), columns(nl))
+    all_r = net(old_r.unionByName(dr), columns(len(node.right.schema)))
     if node.kind in ("LEFT", "FULL"):
         expiry = _ms(F.col(f"f{node.left_time}")) + F.lit(node.upper_ms)
         due = all_l.where((expiry > F.lit(prev)) & (expiry <= F.lit(wm)))
@@ -53,14 +53,16 @@ def _padded_left(ctx: BatchContext, node: P.Join, due: DataFrame, right: DataFra
     unmatched = join_frames(ctx, node, due, right, "ANTI")
     nl = len(node.left.schema)
     nulls = [F.lit(None).cast(f.type.to_spark()).alias(f"f{nl + i}") for i, f in enumerate(node.right.schema)]
-    return unmatched.select(*fcols(nl), *nulls, COUNT)
+    return unmatched.select(*fcols(nl), *nulls, TASK, COUNT)
 
 
 def _padded_right(ctx: BatchContext, node: P.Join, left: DataFrame, due: DataFrame) -> DataFrame:
     """Right rows of ``due`` that match no left row, padded with nulls."""
     nl, nr = len(node.left.schema), len(node.right.schema)
-    rf = due.select(*[F.col(f"f{i}").alias(f"f{nl + i}") for i in range(nr)], COUNT)
-    cond = ctx.expr(node.condition) if node.condition is not None else F.lit(True)
-    unmatched = rf.join(left.select(*fcols(nl)), cond, "left_anti")
+    rf = due.select(*[F.col(f"f{i}").alias(f"f{nl + i}") for i in range(nr)], F.col(TASK).alias("__tr"), COUNT)
+    cond = F.col("__tl") == F.col("__tr")
+    if node.condition is not None:
+        cond = cond & ctx.expr(node.condition)
+    unmatched = rf.join(left.select(*fcols(nl), F.col(TASK).alias("__tl")), cond, "left_anti")
     nulls = [F.lit(None).cast(f.type.to_spark()).alias(f"f{i}") for i, f in enumerate(node.left.schema)]
-    return unmatched.select(*nulls, *[F.col(f"f{nl + i}") for i in range(nr)], COUNT)
+    return unmatched.select(*nulls, *[F.col(f"f{nl + i}") for i in range(nr)], F.col("__tr").alias(TASK), COUNT)

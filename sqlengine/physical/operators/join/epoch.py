@@ -10,16 +10,16 @@ State: ``left``/``right`` hold each side's netted rows (compacted logs).
 """
 from __future__ import annotations
 
-from sqlengine.hidden import Lowered, fcols
+from sqlengine.hidden import TASK, Lowered
 from sqlengine.physical.shared.joins import deltas, finish, inner_delta, join_frames
 from sqlengine.plan import nodes as P
 from sqlengine.runtime.context import EpochContext
-from sqlengine.runtime.delta import diff, key_frame, net, semi
+from sqlengine.runtime.delta import columns, diff, key_frame, net, semi
 
 
 def epoch_join(ctx: EpochContext, node: P.Join, left: Lowered, right: Lowered) -> Lowered:
-    lk = [f"f{k}" for k in node.left_keys]
-    rk = [f"f{k}" for k in node.right_keys]
+    lk = [f"f{k}" for k in node.left_keys] + [TASK]
+    rk = [f"f{k}" for k in node.right_keys] + [TASK]
     ls, rs = deltas(ctx, node, left, right)
     dl, dr, old_l, old_r = ls.delta, rs.delta, ls.old, rs.old
     if node.kind == "INNER":
@@ -29,9 +29,9 @@ def epoch_join(ctx: EpochContext, node: P.Join, left: Lowered, right: Lowered) -
     touched = ctx.persist(key_frame(dl, lk).unionByName(key_frame(dr, rk)).distinct())
     ol, orr = ctx.persist(semi(old_l, touched, lk)), ctx.persist(semi(old_r, touched, rk))
     nl, nr = len(node.left.schema), len(node.right.schema)
-    new_l = net(ol.unionByName(dl), fcols(nl))
-    new_r = net(orr.unionByName(dr), fcols(nr))
+    new_l = net(ol.unionByName(dl), columns(nl))
+    new_r = net(orr.unionByName(dr), columns(nr))
     width = len(node.schema)
     out = diff(join_frames(ctx, node, new_l, new_r, node.kind),
-               join_frames(ctx, node, ol, orr, node.kind), fcols(width))
+               join_frames(ctx, node, ol, orr, node.kind), columns(width))
     return finish(ctx, node, out, ls, rs, False)

@@ -14,7 +14,7 @@ from pyspark.sql import functions as F
 
 from sqlengine.errors import UnsupportedError
 from sqlengine.functions.registry import lookup_aggregate, to_arg
-from sqlengine.hidden import Lowered, fcols
+from sqlengine.hidden import TASK, Lowered, fcols
 from sqlengine.hidden import fcol as col
 from sqlengine.physical.shared.ranking import RANKING
 from sqlengine.plan import nodes as P
@@ -50,7 +50,7 @@ def over_columns(ctx: BatchContext, node: P.Over) -> list[Column]:
 
 
 def _window(node: P.Over, frame):
-    part = [col(k) for k in node.partition_keys]
+    part = [col(k) for k in node.partition_keys] + [F.col(TASK)]  # a partition on its key's task
     if frame is None:
         return Window.partitionBy(*part).orderBy(*[sort_order(k) for k in node.order_keys])
     lower = Window.unboundedPreceding if frame.lower is None else -frame.lower
@@ -67,7 +67,8 @@ def epoch_over(ctx: EpochContext, node: P.Over, child: Lowered) -> Lowered:
     t = f"f{node.order_keys[0].index}"
     ms = F.unix_millis(F.col(t))
     prev = ctx.previous_input_watermark
-    fresh = child.df.select(*fcols(width)).where(ms > F.lit(prev))
+    fresh = ctx.exchange(child.df.select(*fcols(width)).where(ms > F.lit(prev)),
+                         [col(k) for k in node.partition_keys])
     keys = [f"f{k}" for k in node.partition_keys]
     pending_t = ctx.table("pending", fresh.schema, keys)
     history_t = ctx.table("history", fresh.schema, keys)
@@ -76,8 +77,8 @@ def epoch_over(ctx: EpochContext, node: P.Over, child: Lowered) -> Lowered:
     wm = ctx.input_watermark
     ready = ctx.persist(pending.where(ms <= F.lit(wm)))
     history = history_t.read(ctx.epoch)
-    touched = key_frame(ready, keys)
-    rows = semi(history, touched, keys).withColumn(NEW, F.lit(False)).unionByName(
+    touched = key_frame(ready, keys + [TASK])
+    rows = semi(history, touched, keys + [TASK]).withColumn(NEW, F.lit(False)).unionByName(
         ready.withColumn(NEW, F.lit(True)))
     out = rows.select(*fcols(width), *over_columns(ctx, node), NEW).where(F.col(NEW)).drop(NEW)
     out = ctx.persist(out)
@@ -104,6 +105,6 @@ def _prune(node: P.Over, rows: DataFrame, wm: int) -> DataFrame:
         return rows.where(F.unix_millis(F.col(t)) >= F.lit(wm) - F.lit(reach))
     if all(f.kind == "ROWS" for f in frames):
         n = max(f.lower for f in frames)
-        w = Window.partitionBy(*[col(k) for k in node.partition_keys]).orderBy(F.col(t).desc())
+        w = Window.partitionBy(*[col(k) for k in node.partition_keys], F.col(TASK)).orderBy(F.col(t).desc())
         return rows.withColumn("__rn", F.row_number().over(w)).where(F.col("__rn") <= n).drop("__rn")
     return rows

@@ -17,7 +17,7 @@ from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 from pyspark.sql.types import MapType
 
-from sqlengine.hidden import COUNT, Lowered, fcols
+from sqlengine.hidden import COUNT, OP, TASK, Lowered, fcols
 from sqlengine.hidden import fcol as col
 from sqlengine.physical.shared.logs import append_log
 from sqlengine.physical.shared.ranking import RANKING
@@ -25,7 +25,8 @@ from sqlengine.physical.shared.windows import fire_closed
 from sqlengine.plan import nodes as P
 from sqlengine.plan.lineage import window_prop
 from sqlengine.runtime.context import EpochContext
-from sqlengine.runtime.delta import anti, diff, emit_inserts_deletes, epoch_delta, expand, key_frame, net, semi
+from sqlengine.runtime.delta import (anti, columns, diff, emit_inserts_deletes, epoch_delta, expand, key_frame,
+                                     net, semi)
 from sqlengine.runtime.exprs import sort_order
 
 
@@ -36,17 +37,18 @@ def is_window_rank(node: P.Rank) -> bool:
     return {"window_start", "window_end"} <= props
 
 
-def rank_rows(node: P.Rank, df: DataFrame, keep_extra: tuple[str, ...] = ()) -> DataFrame:
-    """The node over whole partitions of ``df`` (columns f0.., plus ``keep_extra``)."""
+def rank_rows(node: P.Rank, df: DataFrame) -> DataFrame:
+    """The node over whole partitions of ``df`` (columns f0.. and ``__task``: each
+    partition on its key's task); result: the node's columns and ``__task``."""
     width = len(node.input.schema)
     ties = [F.col(c).asc_nulls_first() for c in fcols(width)
             if not isinstance(df.schema[c].dataType, MapType)]
-    w = Window.partitionBy(*[col(k) for k in node.partition_keys]).orderBy(
+    w = Window.partitionBy(*[col(k) for k in node.partition_keys], F.col(TASK)).orderBy(
         *[sort_order(k) for k in node.order_keys], *ties)
     ranked = df.withColumn("__rk", RANKING[node.rank_fn]().over(w))
     kept = ranked.where((F.col("__rk") >= node.rank_start) & (F.col("__rk") <= node.rank_end))
     extra = [F.col("__rk").cast("long").alias(f"f{width}")] if node.output_rank else []
-    return kept.select(*fcols(width), *extra, *keep_extra)
+    return kept.select(*fcols(width), *extra, TASK)
 
 
 def epoch_rank(ctx: EpochContext, node: P.Rank, child: Lowered) -> Lowered:
@@ -54,25 +56,26 @@ def epoch_rank(ctx: EpochContext, node: P.Rank, child: Lowered) -> Lowered:
         end = next(k for k in node.partition_keys if window_prop(node.input, k) == "window_end")
         return _window_rank(ctx, node, child, end)
     width = len(node.input.schema)
-    cols = fcols(width)
-    keys = [f"f{k}" for k in node.partition_keys]
-    delta = ctx.persist(epoch_delta(child.df, child.updating, width))
+    cols = columns(width)
+    keys = [f"f{k}" for k in node.partition_keys] + [TASK]
+    routed = ctx.exchange(child.df, [col(k) for k in node.partition_keys])
+    delta = ctx.persist(epoch_delta(routed, child.updating, cols))
     touched = ctx.persist(key_frame(delta, keys))
-    table = ctx.table("input", delta.schema, keys)
-    expiry = ctx.expiry("input", touched, keyed=bool(keys))
+    table = ctx.table("input", delta.schema, keys[:-1])
+    expiry = ctx.expiry("input", touched, keyed=bool(node.partition_keys))
     stored = table.read(ctx.epoch)
     previous = expiry.live(stored, keys)
     if not child.updating:
         return _insert_only(ctx, node, delta, touched, table, previous, keys)
     old_in = ctx.persist(net(semi(previous, touched, keys), cols))
     new_in = net(old_in.unionByName(delta), cols)
-    out_cols = fcols(len(node.schema))
+    out_cols = columns(len(node.schema))
     ones = F.lit(1).cast("long").alias(COUNT)
     new_out = rank_rows(node, expand(new_in)).select(*out_cols, ones)
     old_out = rank_rows(node, expand(old_in)).select(*out_cols, ones)
     changes = ctx.persist(emit_inserts_deletes(diff(new_out, old_out, out_cols)))
     append_log(table, ctx.epoch, expiry.retract(stored, delta, keys), cols)
-    return Lowered(changes, False, True)
+    return Lowered(changes.select(*fcols(len(node.schema)), OP), False, True)
 
 
 def _insert_only(ctx: EpochContext, node: P.Rank, delta: DataFrame, touched: DataFrame, table, previous: DataFrame,
@@ -82,24 +85,25 @@ def _insert_only(ctx: EpochContext, node: P.Rank, delta: DataFrame, touched: Dat
     once here (deltas and state rows have ``__n`` = 1), so nothing is netted; the touched
     partitions are ranked once, and that ranking gives both the output and the state."""
     width = len(node.input.schema)
-    cols = fcols(width)
     ones = F.lit(1).cast("long").alias(COUNT)
     old_in = ctx.persist(semi(previous, touched, keys).drop(COUNT))
     head = replace(node, rank_start=1, output_rank=True)
     ranked = ctx.persist(rank_rows(head, old_in.unionByName(delta.drop(COUNT))))
     rank = F.col(f"f{width}")
-    out_cols = fcols(len(node.schema))
-    new_out = ranked.where(rank >= node.rank_start).select(*cols, *([rank] if node.output_rank else []), ones)
+    out_cols = columns(len(node.schema))
+    new_out = ranked.where(rank >= node.rank_start).select(
+        *fcols(width), *([rank] if node.output_rank else []), TASK, ones)
     old_out = rank_rows(node, old_in).select(*out_cols, ones)
     changes = ctx.persist(emit_inserts_deletes(diff(new_out, old_out, out_cols)))
-    kept = ranked.select(*cols, ones)
+    kept = ranked.select(*columns(width), ones)
     table.write(ctx.epoch, anti(previous, touched, keys).unionByName(kept), snapshot=True)
-    return Lowered(changes, False, True)
+    return Lowered(changes.select(*fcols(len(node.schema)), OP), False, True)
 
 
 def _window_rank(ctx: EpochContext, node: P.Rank, child: Lowered, end: int) -> Lowered:
     width = len(node.input.schema)
     fresh = child.df.select(*fcols(width)).where(
         F.unix_millis(F.col(f"f{end}")) > F.lit(ctx.previous_input_watermark))
+    fresh = ctx.exchange(fresh, [col(k) for k in node.partition_keys])
     closed = fire_closed(ctx, "pending", fresh, [f"f{k}" for k in node.partition_keys], f"f{end}")
-    return Lowered(rank_rows(node, closed))
+    return Lowered(rank_rows(node, closed).select(*fcols(len(node.schema))))

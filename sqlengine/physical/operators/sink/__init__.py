@@ -39,7 +39,7 @@ class Sink(Operator):
         sctx = SinkContext(job.spark, job.streaming, job.parallelism, node.table,
                            [(f.name, f.type) for f in node.fields], Options(node.connector, dict(node.options)),
                            updating, job.functions.local_time_zone, job.job_id, sink_id, job.conf,
-                           list(node.metadata), node.primary_key, job.max_parallelism)
+                           list(node.metadata), node.primary_key, job.writer_tasks)
         return factory.sink(sctx)
 
     def rows(self, node: P.Sink, low: Lowered, updating: Optional[bool] = None) -> DataFrame:

@@ -12,11 +12,11 @@ from __future__ import annotations
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
-from sqlengine.hidden import OP, Lowered, fcol, fcols
-from sqlengine.physical.shared.joins import batch_temporal_join, join_frames
+from sqlengine.hidden import OP, TASK, Lowered, fcol, fcols
+from sqlengine.physical.shared.joins import batch_temporal_join, join_frames, join_key
 from sqlengine.plan import nodes as P
 from sqlengine.runtime.context import EpochContext
-from sqlengine.runtime.delta import epoch_delta, expand, net, signed
+from sqlengine.runtime.delta import columns, epoch_delta, expand, net, signed
 
 
 def epoch_temporal_join(ctx: EpochContext, node: P.TemporalJoin, left: Lowered, right: Lowered,
@@ -24,20 +24,22 @@ def epoch_temporal_join(ctx: EpochContext, node: P.TemporalJoin, left: Lowered, 
     if node.right_time < 0:
         return _processing_time(ctx, node, left, right, lookup)
     nl, nr = len(node.left.schema), len(node.right.schema)
+    lkey, rkey = join_key(node)
     prev = ctx.previous_input_watermark
     lt = F.unix_millis(F.col(f"f{node.left_time}"))
-    fresh = left.df.select(*fcols(nl)).where(lt > F.lit(prev))
-    pending_t = ctx.table("pending", fresh.schema, [f"f{k}" for k in node.left_keys])
+    fresh = ctx.exchange(left.df.select(*fcols(nl)).where(lt > F.lit(prev)), lkey)
+    pending_t = ctx.table("pending", fresh.schema, lkey)
     pending = ctx.persist(pending_t.read(ctx.epoch).unionByName(fresh))
     rnew = right.df.select(*fcols(nr))
     if right.updating:  # versions are the rows that take effect; retractions end nothing here
         rnew = right.df.where(F.col(OP).isin("+I", "+U")).select(*fcols(nr))
-    versions_t = ctx.table("versions", rnew.schema, [f"f{k}" for k in node.right_keys])
+    rnew = ctx.exchange(rnew, rkey)
+    versions_t = ctx.table("versions", rnew.schema, rkey)
     versions = ctx.persist(versions_t.read(ctx.epoch).unionByName(rnew))
     ctx.settle(pending, versions)
     wm = ctx.input_watermark
     ready = ctx.persist(pending.where(lt <= F.lit(wm)))
-    out = ctx.persist(batch_temporal_join(ctx, node, ready, versions))
+    out = ctx.persist(batch_temporal_join(ctx, node, ready, versions, keyed=True))
     pending_t.write(ctx.epoch, pending.where(lt > F.lit(wm)), snapshot=True)
     versions_t.write(ctx.epoch, _prune(node, versions, wm), snapshot=True)
     return Lowered(out)
@@ -45,7 +47,7 @@ def epoch_temporal_join(ctx: EpochContext, node: P.TemporalJoin, left: Lowered, 
 
 def _prune(node: P.TemporalJoin, versions: DataFrame, wm: int) -> DataFrame:
     rt = fcol(node.right_time)
-    keys = [fcol(k) for k in node.right_keys]
+    keys = [fcol(k) for k in node.right_keys] + [F.col(TASK)]
     old = F.unix_millis(rt) <= F.lit(wm)
     newest_old = Window.partitionBy(*keys, old).orderBy(rt.desc())
     ranked = versions.withColumn("__rn", F.row_number().over(newest_old))
@@ -55,16 +57,18 @@ def _prune(node: P.TemporalJoin, versions: DataFrame, wm: int) -> DataFrame:
 def _processing_time(ctx: EpochContext, node: P.TemporalJoin, left: Lowered, right: Lowered,
                      lookup: bool) -> Lowered:
     nl, nr = len(node.left.schema), len(node.right.schema)
-    dl = signed(left.df, False, nl)
+    width = len(node.schema)
+    lkey, rkey = join_key(node)
+    dl = signed(ctx.exchange(left.df, lkey), False, columns(nl))
     kind = "LEFT" if node.kind == "LEFT" else "INNER"
     if lookup:  # a lookup table: its rows as they are in this epoch, no state
         if left.empty:
             return ctx.nothing(False)
-        current = ctx.persist(signed(right.df, False, nr))
-        return Lowered(ctx.persist(expand(join_frames(ctx, node, dl, current, kind))))
-    dr = epoch_delta(right.df, right.updating, nr)
-    table = ctx.table("right", dr.schema, [f"f{k}" for k in node.right_keys])
-    current = ctx.persist(net(table.read(ctx.epoch).unionByName(dr), fcols(nr)))
-    out = ctx.persist(expand(join_frames(ctx, node, dl, current, kind)))
+        current = ctx.persist(signed(ctx.exchange(right.df, rkey), False, columns(nr)))
+        return Lowered(ctx.persist(expand(join_frames(ctx, node, dl, current, kind)).select(*fcols(width))))
+    dr = epoch_delta(ctx.exchange(right.df, rkey), right.updating, columns(nr))
+    table = ctx.table("right", dr.schema, rkey)
+    current = ctx.persist(net(table.read(ctx.epoch).unionByName(dr), columns(nr)))
+    out = ctx.persist(expand(join_frames(ctx, node, dl, current, kind)).select(*fcols(width)))
     table.write(ctx.epoch, current, snapshot=True)
     return Lowered(out)

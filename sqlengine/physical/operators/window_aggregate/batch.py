@@ -5,7 +5,7 @@ from __future__ import annotations
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
-from sqlengine.hidden import fcol
+from sqlengine.hidden import TASK, fcol
 from sqlengine.physical.shared.windows import assign_windows, window_time
 from sqlengine.plan import nodes as P
 from sqlengine.runtime.context import BatchContext
@@ -25,16 +25,19 @@ def partial_keys(node: P.WindowAggregate) -> list[str]:
     return [f"k{i}" for i in range(len(node.keys))]
 
 
-def grouped(ctx: BatchContext, node: P.WindowAggregate, rows: DataFrame, start: Column, end: Column) -> DataFrame:
-    """Rows aggregated per key (k0..) and window (``__ws``, ``__we``): columns a0.."""
-    keys = [fcol(k).alias(f"k{i}") for i, k in enumerate(node.keys)]
+def grouped(ctx: BatchContext, node: P.WindowAggregate, rows: DataFrame, start: Column, end: Column,
+            keyed: bool = False) -> DataFrame:
+    """Rows aggregated per key (k0..) and window (``__ws``, ``__we``): columns a0..;
+    ``keyed``: the rows came through the node's exchange (its ``__task`` is a key too)."""
+    keys = [fcol(k).alias(f"k{i}") for i, k in enumerate(node.keys)] + ([F.col(TASK)] if keyed else [])
     aggs = ctx.aggregates(node.aggs)
     return rows.groupBy(*keys, start.alias("__ws"), end.alias("__we")).agg(
         *(aggs or [F.count(F.lit(1)).alias("__none")]))
 
 
-def aggregate(ctx: BatchContext, node: P.WindowAggregate, rows: DataFrame, start: Column, end: Column) -> DataFrame:
-    return final(node, grouped(ctx, node, rows, start, end))
+def aggregate(ctx: BatchContext, node: P.WindowAggregate, rows: DataFrame, start: Column, end: Column,
+              keyed: bool = False) -> DataFrame:
+    return final(node, grouped(ctx, node, rows, start, end, keyed))
 
 
 def final(node: P.WindowAggregate, grouped_rows: DataFrame) -> DataFrame:
@@ -54,6 +57,8 @@ def sessionize(node: P.WindowAggregate, rows: DataFrame) -> DataFrame:
     spec = node.window
     t = F.col(f"f{spec.time_col}")
     keys = [fcol(k) for k in (spec.partition_keys or node.keys)]
+    if TASK in rows.columns:  # behind the node's exchange: sessions are found on each key's task
+        keys.append(F.col(TASK))
     by_time = Window.partitionBy(*keys).orderBy(F.unix_millis(t))
     prev_t = F.lag(F.unix_millis(t)).over(by_time)
     starts = F.when(prev_t.isNull() | (F.unix_millis(t) - prev_t > F.lit(spec.gap_ms)), 1).otherwise(0)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from sqlengine.hidden import Lowered, fcol, fcols
+from sqlengine.hidden import TASK, Lowered, fcol, fcols
 from sqlengine.physical.operators.window_aggregate.batch import aggregate, final, grouped, partial_keys, sessionize
 from sqlengine.physical.shared.aggregates import MERGE
 from sqlengine.physical.shared.windows import align, assign_windows, fire_closed, pend, windows_containing
@@ -37,17 +37,25 @@ def epoch_window_aggregate(ctx: EpochContext, node: P.WindowAggregate, child: Lo
     start, end = f"f{width}", f"f{width + 1}"
     fresh = assigned.where(_ms(F.col(end)) > F.lit(ctx.previous_input_watermark))
     if not mergeable:
+        fresh = ctx.exchange(fresh, [fcol(k) for k in node.keys])
         closed = fire_closed(ctx, "pending", fresh, [f"f{k}" for k in node.keys], end)
-        return Lowered(aggregate(ctx, node, closed, F.col(start), F.col(end)))
+        return Lowered(aggregate(ctx, node, closed, F.col(start), F.col(end), keyed=True))
     # COUNT/SUM/MIN/MAX: only one partial row per key and window waits, not every input row.
-    partial = grouped(ctx, node, fresh, F.col(start), F.col(end))
+    partial = _routed(ctx, node, grouped(ctx, node, fresh, F.col(start), F.col(end)))
     closed = fire_closed(ctx, "partial", partial, partial_keys(node), "__we")
     return Lowered(final(node, _merged(node, closed, "__ws", "__we")))
 
 
+def _routed(ctx: EpochContext, node: P.WindowAggregate, partial: DataFrame) -> DataFrame:
+    """Partial results (k0..) through the node's exchange: Spark's partial aggregation
+    stands in for Flink's local window aggregation, so one row per key and window or
+    slice crosses it, not every input row."""
+    return ctx.exchange(partial, [F.col(k) for k in partial_keys(node)])
+
+
 def _merged(node: P.WindowAggregate, partials: DataFrame, ws, we) -> DataFrame:
     """Partial results (k0.., a0..) merged per key and window (``__ws``, ``__we``)."""
-    return partials.groupBy(*partial_keys(node), F.col(ws).alias("__ws"), F.col(we).alias("__we")).agg(
+    return partials.groupBy(*partial_keys(node), TASK, F.col(ws).alias("__ws"), F.col(we).alias("__we")).agg(
         *[MERGE[a.name](f"a{j}").cast(partials.schema[f"a{j}"].dataType).alias(f"a{j}")
           for j, a in enumerate(node.aggs)] or [F.count(F.lit(1)).alias("__none")])
 
@@ -83,7 +91,7 @@ def _sliced(ctx: EpochContext, node: P.WindowAggregate, child: Lowered, width_ms
     keys = [fcol(k).alias(f"k{i}") for i, k in enumerate(node.keys)]
     aggs = ctx.aggregates(node.aggs)
     partial = fresh.groupBy(*keys, s.alias("__ss")).agg(*(aggs or [F.count(F.lit(1)).alias("__none")]))
-    table, pending = pend(ctx, "slices", partial, partial_keys(node))
+    table, pending = pend(ctx, "slices", _routed(ctx, node, partial), partial_keys(node))
     ctx.settle(pending)
     wm = ctx.input_watermark
     table.write(ctx.epoch, pending.where(_last_end(spec, F.col("__ss")) > F.lit(wm)), snapshot=True)
@@ -102,12 +110,13 @@ def _session(ctx: EpochContext, node: P.WindowAggregate, child: Lowered) -> Lowe
     gap = spec.gap_ms
     fresh = child.df.where(_ms(t) + F.lit(gap) > F.lit(ctx.previous_input_watermark))
     keys = [f"f{k}" for k in (spec.partition_keys or node.keys)]
-    table = ctx.table("pending", fresh.select(*fcols(width)).schema, keys)
-    pending = ctx.persist(table.read(ctx.epoch).unionByName(fresh.select(*fcols(width))))
+    fresh = ctx.exchange(fresh.select(*fcols(width)), [F.col(k) for k in keys])
+    table = ctx.table("pending", fresh.schema, keys)
+    pending = ctx.persist(table.read(ctx.epoch).unionByName(fresh))
     ctx.settle(pending)
     marked = ctx.persist(sessionize(node, pending))
     wm = ctx.input_watermark
     closed = marked.where(_ms(F.col("__we")) <= F.lit(wm))
     out = ctx.persist(aggregate(ctx, node, closed, F.col("__ws"), F.col("__we")))
-    table.write(ctx.epoch, marked.where(_ms(F.col("__we")) > F.lit(wm)).select(*fcols(width)), snapshot=True)
+    table.write(ctx.epoch, marked.where(_ms(F.col("__we")) > F.lit(wm)), snapshot=True)
     return Lowered(out)

@@ -8,7 +8,7 @@ from pyspark.sql import functions as F
 
 from sqlengine.hidden import COUNT, Lowered, drop_eoi, fcols
 from sqlengine.physical.operator import Operator, register
-from sqlengine.physical.shared.joins import batch_join, join_frames
+from sqlengine.physical.shared.joins import batch_join, join_frames, join_key
 from sqlengine.physical.shared.windows import close, pend
 from sqlengine.plan import nodes as P
 from sqlengine.plan.dag import ALL_KINDS, INSERT_ONLY, Edge, hash_edge
@@ -44,11 +44,11 @@ class WindowJoin(Operator):
         prev = ctx.previous_input_watermark
         nl, nr = len(node.left.schema), len(node.right.schema)
         lend, rend = f"f{node.left_window[1]}", f"f{node.right_window[1]}"
+        lkey, rkey = join_key(node, (node.left_window, node.right_window))
         fl = left.df.select(*fcols(nl)).where(F.unix_millis(F.col(lend)) > F.lit(prev))
         fr = right.df.select(*fcols(nr)).where(F.unix_millis(F.col(rend)) > F.lit(prev))
-        waiting = [pend(ctx, "left", fl, [f"f{k}" for k in node.left_keys + node.left_window]),
-                   pend(ctx, "right", fr, [f"f{k}" for k in node.right_keys + node.right_window])]
+        waiting = [pend(ctx, "left", ctx.exchange(fl, lkey), lkey), pend(ctx, "right", ctx.exchange(fr, rkey), rkey)]
         ctx.settle(*(pending for _, pending in waiting))
         cl = close(ctx, waiting[0], lend).withColumn(COUNT, F.lit(1).cast("long"))
         cr = close(ctx, waiting[1], rend).withColumn(COUNT, F.lit(1).cast("long"))
-        return Lowered(expand(join_frames(ctx, node, cl, cr, node.kind)))
+        return Lowered(expand(join_frames(ctx, node, cl, cr, node.kind)).select(*fcols(len(node.schema))))
