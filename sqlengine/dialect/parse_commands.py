@@ -53,10 +53,10 @@ class CommandParser:
         if not self._curr:
             return self.expression(exp.Set(expressions=[]))
         if self._curr.token_type == TokenType.STRING:
-            key = self._parse_string()
+            key = self._parse_option_string()
             if not self._match(TokenType.EQ):
-                self.raise_error("Expected '=' after the SET key")
-            value = self._parse_required_string("the SET value")
+                self._stop(ident_ok=False)
+            value = self._parse_option_string()
         else:
             key = self._parse_raw_until(TokenType.EQ)
             if not self._match(TokenType.EQ):
@@ -69,7 +69,7 @@ class CommandParser:
 
     def _parse_flink_reset(self) -> n.Reset:
         if self._curr and self._curr.token_type == TokenType.STRING:
-            return self.expression(n.Reset(this=self._parse_string()))
+            return self.expression(n.Reset(this=self._parse_option_string()))
         return self.expression(n.Reset(this=self._parse_raw_until()))
 
     # -- SHOW ------------------------------------------------------------------------
@@ -89,8 +89,7 @@ class CommandParser:
                         node.set("partition", self._parse_partition())
                     return self.expression(node)
                 return self.expression(self._parse_show_filters(node))
-        kinds = ", ".join(" ".join(w) for w in SHOW_KINDS)
-        self.raise_error(f"Expected one of CREATE, {kinds} after SHOW")
+        self._stop(self._index - 1)  # Flink chose among SHOW's forms by the words after it
         return n.FlinkShow(this="?")
 
     def _parse_show_filters(self, node: n.FlinkShow) -> n.FlinkShow:
@@ -180,6 +179,8 @@ class CommandParser:
 
     # -- USE / modules / jars / procedures ----------------------------------------------
     def _parse_flink_use(self) -> exp.Expression:
+        if not self._curr:
+            self._stop(self._index - 1)  # Flink chose among USE's forms by the word after it
         if self._match_text_seq("MODULES"):
             return self.expression(n.UseModules(expressions=self._parse_csv(self._parse_id_var)))
         return self._parse_use()

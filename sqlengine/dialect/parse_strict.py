@@ -1,0 +1,531 @@
+"""Where sqlglot's parser is more lenient than Flink's, stop where Flink stops.
+
+sqlglot accepts trailing commas, DuckDB's ``FROM t SELECT ...``, reserved words as names
+(``SELECT a FROM t ORDER`` reads ORDER as an alias), ``a IN ()``, clauses in any order and
+more; Flink's parser rejects them. The rules here make the parser raise a ``ParseError``
+carrying a ``Stop`` (errors.py): the token Flink names and how it prints it. Any other
+error of sqlglot's is reported at sqlglot's current token.
+
+A mixin of :class:`sqlengine.dialect.parser.FlinkParser`.
+"""
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from sqlglot import exp
+from sqlglot.errors import ParseError
+from sqlglot.tokens import Token, TokenType
+
+from sqlengine.dialect.errors import BETWEEN_WITHOUT_AND, NON_QUERY, Stop
+from sqlengine.dialect.keywords import CONTEXT_VARIABLES, RESERVED, RESERVED_FUNCTIONS
+
+# Words Flink reads as the first of two (ORDER BY, NULLS FIRST): it stops after them.
+LEADING_WORDS = ("ORDER", "GROUP", "PARTITION", "NULLS")
+# Reserved words Flink reads as the start of a call or literal (``year(``, ``DATE '...'``):
+# used as a name, Flink prints them with the token after them.
+CALL_WORDS = (RESERVED_FUNCTIONS - CONTEXT_VARIABLES) | {
+    "DATE", "TIME", "TIMESTAMP", "DATETIME", "INTERVAL", "ARRAY"}
+TIME_UNITS = ("YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND",
+              "MILLISECOND", "MICROSECOND", "NANOSECOND")
+# Prefix operators: after a binary operator Flink looks one token further past them.
+PREFIXES = ("-", "+", "NOT", "INTERVAL")
+# Words of a join before JOIN: Flink looks two tokens ahead there (``Encountered "LEFT ;"``).
+JOIN_WORDS = ("LEFT", "RIGHT", "FULL", "INNER", "OUTER", "CROSS", "NATURAL", "JOIN")
+# Operators whose operand may begin with a name: there a keyword operator without its
+# operand reads "Incorrect syntax near the keyword 'AND'".
+NAME_OPERANDS = (TokenType.AND, TokenType.OR, TokenType.LIKE, TokenType.ILIKE,
+                 TokenType.RLIKE, TokenType.SIMILAR_TO, TokenType.BETWEEN, TokenType.ESCAPE)
+# Reserved words that begin an expression (a statement beginning with one is an
+# expression where Flink wanted a query).
+EXPRESSION_WORDS = ("CASE", "CAST", "TRY_CAST", "NOT", "NULL", "TRUE", "FALSE", "UNKNOWN",
+                    "INTERVAL", "DATE", "TIME", "TIMESTAMP", "ARRAY", "ROW", "EXISTS", "MAP",
+                    "CURRENT", "EXTRACT", "POSITION", "SUBSTRING", "TRIM", "OVERLAY",
+                    "CONVERT", "TRANSLATE", "CEIL", "MULTISET", "NEW", "CURSOR", "UNIQUE")
+EXPRESSION_TOKENS = (TokenType.STRING, TokenType.NUMBER, TokenType.PLUS, TokenType.DASH,
+                     TokenType.PLACEHOLDER, TokenType.IDENTIFIER)
+WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
+
+
+def is_reserved(node: Optional[exp.Expression]) -> bool:
+    """An unquoted identifier that is one of Flink's reserved words."""
+    return isinstance(node, exp.Identifier) and not node.quoted and node.name.upper() in RESERVED
+
+
+def is_name(token: Optional[Token]) -> bool:
+    """A token Flink reads as a name: back-quoted, or a word that is not reserved."""
+    if not token:
+        return False
+    return token.token_type == TokenType.IDENTIFIER or (
+        WORD.fullmatch(token.text) is not None and token.text.upper() not in RESERVED)
+
+
+def starts_table(token: Optional[Token]) -> bool:
+    """A token a table reference can begin with (a name, ``(``, LATERAL, TABLE, UNNEST)."""
+    return is_name(token) or (token is not None and (
+        token.token_type == TokenType.L_PAREN or token.text.upper() in ("LATERAL", "TABLE", "UNNEST")))
+
+
+def starts_expression(token: Token) -> bool:
+    word = token.text.upper()
+    return token.token_type in EXPRESSION_TOKENS or is_name(token) or \
+        word in RESERVED_FUNCTIONS or word in CONTEXT_VARIABLES or word in EXPRESSION_WORDS
+
+
+class StrictParser:
+    """Parse methods that stop where Flink's parser stops (see the module docstring)."""
+
+    # -- raising ---------------------------------------------------------------------------
+    def _stop(self, index: Optional[int] = None, width: int = 1, ident_ok: bool = True,
+              message: Optional[str] = None, text: str = "Invalid expression") -> None:
+        """Raise a ParseError (``text``: sqlglot's words, for callers that retry) that says
+        where Flink stops."""
+        err = ParseError.new(message or text, description=message or text)
+        err.stop = Stop(self._index if index is None else index, width, ident_ok, message)
+        raise err
+
+    def _token_index(self, token: Optional[Token]) -> int:
+        return next((i for i, tok in enumerate(self._tokens) if tok is token), self._index)
+
+    def _word_at(self, index: int) -> str:
+        return self._tokens[index].text.upper() if index < len(self._tokens) else ""
+
+    def raise_error(self, message: str, token: Optional[Token] = None) -> None:
+        """Any other error of sqlglot's: at its token. There a keyword reads as one only
+        where an alias could have stood; ``ORDER`` without ``BY``: at the token after it."""
+        index = self._token_index(token) if token is not None else self._index
+        if self._word_at(index) in LEADING_WORDS:
+            self._stop(index + 1, ident_ok=False, text=message)
+        if self._word_at(index) == "NOT":  # a NOT that is no NOT LIKE / IN / BETWEEN
+            self._stop(index, width=2, ident_ok=False, text=message)
+        self._stop(index, ident_ok=index == self._name_slot, text=message)
+
+    def _required(self, parse, *args):
+        """What ``parse`` returns; Flink stops here when there is nothing."""
+        node = parse(*args)
+        if node is None:
+            self._stop()
+        return node
+
+    def _unit_first(self, parse):
+        """``parse`` where Flink wants a time unit first (``EXTRACT(unit FROM ...)``)."""
+        if not (is_name(self._curr) or self._word_at(self._index) in TIME_UNITS):
+            self._stop()
+        return parse(self)
+
+    def _closed_call(self, parse):
+        node = parse(self)
+        if not self._match(TokenType.R_PAREN, advance=False):
+            self.raise_error("Expecting )")
+        return node
+
+    # -- statements ------------------------------------------------------------------------
+    def _stop_at_statement_start(self) -> None:
+        """A statement that starts with neither a statement keyword nor a query: an
+        expression (Calcite's own sentence for that), else Flink stops at its first token."""
+        if starts_expression(self._curr):
+            self._stop(message=NON_QUERY)
+        self._stop(0)
+
+    def _stop_at_leftover(self) -> None:
+        """Tokens after a complete statement: Flink read the first as the start of a clause."""
+        index = self._index
+        if self._word_at(index) in JOIN_WORDS:
+            self._stop(index, width=2, ident_ok=index == self._name_slot)
+        self.raise_error("Invalid expression / Unexpected token")
+
+    def _parse_insert(self, *args, **kwargs):
+        """``INSERT INTO | OVERWRITE table ... query``."""
+        if not self._match_texts(("INTO", "OVERWRITE"), advance=False):
+            self._stop(ident_ok=False)
+        node = super()._parse_insert(*args, **kwargs)
+        if isinstance(node, exp.Insert) and node.expression is None:
+            self._stop()
+        return node
+
+    def _parse_set_operations(self, this):
+        """After UNION, EXCEPT, INTERSECT: a query (an expression there is Calcite's
+        "Non-query expression")."""
+        if self._curr and self._curr.token_type in self.SET_OPERATIONS:
+            index = self._index + 1
+            index += self._word_at(index) in ("ALL", "DISTINCT")
+            if index < len(self._tokens) and starts_expression(self._tokens[index]):
+                self._stop(index, message=NON_QUERY)
+        return super()._parse_set_operations(this)
+
+    # -- lists ------------------------------------------------------------------------------
+    def _parse_csv(self, parse_method, sep: TokenType = TokenType.COMMA) -> list:
+        """An item is required after a separator, and before one: Flink names the token
+        found there (where it looks two tokens ahead -- ORDER BY, GROUP BY, FROM, VALUES,
+        ARRAY[...] -- the separator and that token)."""
+        ahead, self._csv_ahead = self._csv_ahead, False
+        item = parse_method()
+        if item is None and self._match(sep, advance=False):
+            self._stop()
+        items = [] if item is None else [item]
+        while self._match(sep):
+            comma = self._index - 1
+            if isinstance(item, exp.Expression):
+                self._add_comments(item)
+            item = parse_method()
+            if item is None and ahead:
+                self._stop(comma, width=2, ident_ok=False)
+            if item is None:
+                self._stop()
+            items.append(item)
+        return items
+
+    def _looking_ahead(self, parse, *args, **kwargs):
+        self._csv_ahead = True
+        try:
+            return parse(*args, **kwargs)
+        finally:
+            self._csv_ahead = False
+
+    def _parse_order(self, this=None, skip_order_token: bool = False):
+        node = self._looking_ahead(super()._parse_order, this, skip_order_token)
+        if isinstance(node, exp.Order) and not node.expressions:
+            self._stop()
+        return node
+
+    def _parse_group(self, skip_group_by_token: bool = False):
+        node = self._looking_ahead(super()._parse_group, skip_group_by_token)
+        if node is not None and not any(node.args.get(k) for k in (
+                "expressions", "grouping_sets", "cube", "rollup")):
+            self._stop()
+        return node
+
+    def _parse_partition_by(self):
+        by = self._match(TokenType.PARTITION_BY, advance=False)
+        keys = self._looking_ahead(super()._parse_partition_by)
+        if by and not keys:
+            self._stop()
+        return keys
+
+    def _parse_derived_table_values(self, allow_value_synonym: bool = False):
+        return self._looking_ahead(super()._parse_derived_table_values, allow_value_synonym)
+
+    def _parse_partition(self):
+        """``PARTITION (name = value, ...)``: names, not expressions."""
+        if not self._match_texts(self.PARTITION_KEYWORDS):
+            return None
+        sub = self._prev.text.upper() == "SUBPARTITION"
+        return self.expression(exp.Partition(
+            subpartition=sub, expressions=self._parse_wrapped_csv(self._parse_partition_item)))
+
+    def _parse_partition_item(self):
+        if not is_name(self._curr):
+            self._stop()
+        return self._parse_disjunction()
+
+    def _parse_using_identifiers(self):
+        if not self._match(TokenType.L_PAREN, advance=False):
+            self._stop(ident_ok=False)
+        if self._next and self._next.token_type == TokenType.R_PAREN:
+            self._stop(self._index + 1)
+        return super()._parse_using_identifiers()
+
+    # -- names ------------------------------------------------------------------------------
+    def _parse_id_var(self, any_token: bool = True, tokens=None):
+        """A reserved word is not a name (``t ORDER`` is no alias); back-quoted it is. After
+        a dot a name is required: Flink stops at the dot."""
+        index = self._index
+        node = super()._parse_id_var(any_token=any_token, tokens=tokens)
+        constructor = self._curr and self._curr.token_type == TokenType.L_BRACKET and \
+            self._prev.text.upper() in ("ARRAY", "MULTISET")  # ARRAY[1, 2]: sqlglot reads a name first
+        if (is_reserved(node) and not constructor) or (
+                node is not None and self._prev.token_type == TokenType.UNKNOWN):
+            self._retreat(index)
+            node = None
+        if node is None and index > 0 and self._tokens[index - 1].token_type == TokenType.DOT:
+            self._stop(index - 1, width=2, ident_ok=False)
+        return node
+
+    def _parse_field(self, any_token: bool = False, tokens=None, anonymous_func: bool = False):
+        """``CURRENT_TIMESTAMP``, ``USER``, ...: values without parentheses."""
+        if self._curr and self._curr.text.upper() in CONTEXT_VARIABLES and not (
+                self._next and self._next.token_type in (TokenType.L_PAREN, TokenType.DOT)):
+            self._advance()
+            return self.expression(exp.Column(this=self._identifier_expression()))
+        return super()._parse_field(any_token=any_token, tokens=tokens, anonymous_func=anonymous_func)
+
+    def _parse_alias(self, this, explicit: bool = False):
+        """``AS`` needs a name after it; without one the place may still take an alias."""
+        if this is None:
+            return None
+        index = self._index
+        as_ = self._match(TokenType.ALIAS, advance=False)
+        node = super()._parse_alias(this, explicit=explicit)
+        if as_ and node is this:
+            self._stop(index + 1)
+        if self._index == index:
+            self._name_slot = index
+        return node
+
+    def _parse_table_alias(self, alias_tokens=None):
+        index = self._index
+        as_ = self._match(TokenType.ALIAS, advance=False)
+        node = super()._parse_table_alias(alias_tokens=alias_tokens)
+        if as_ and node is None:
+            self._stop(index + 1)
+        if self._index == index:
+            self._name_slot = index
+        elif self._match(TokenType.L_PAREN, advance=False) and not is_name(self._next):
+            self._stop(self._index + 1)  # the alias's column list: names
+        return node
+
+    def _parse_cte(self):
+        if not is_name(self._curr):
+            self._stop()
+        return super()._parse_cte()
+
+    def _parse_table(self, *args, **kwargs):
+        table = super()._parse_table(*args, **kwargs)
+        if table is not None and not table.args.get("alias"):
+            self._name_slot = self._index
+        return table
+
+    def _parse_column(self):
+        """A column reference: no reserved word in it (``t.from``: Flink stops at the dot;
+        ``year`` alone: Flink wanted ``year(``)."""
+        self._check_call_word()
+        column = super()._parse_column()
+        if isinstance(column, (exp.Column, exp.Dot)):
+            self._check_name_parts([p for p in column.parts if isinstance(p, exp.Identifier)])
+        return column
+
+    def _check_name_parts(self, parts: list[exp.Identifier]) -> None:
+        for n, part in enumerate(parts):
+            word = part.name.upper()
+            if not is_reserved(part) or (len(parts) == 1 and word in CONTEXT_VARIABLES):
+                continue
+            i = self._index_at(part.meta.get("start"))
+            if n:
+                self._stop(i - 1, width=2, ident_ok=False)
+            if word == "ROW":  # the row constructor: "(" must follow
+                self._stop(i + 1, ident_ok=False)
+            self._stop(i, width=2 if word in CALL_WORDS else 1)
+
+    def _check_call_word(self) -> None:
+        """``year``, ``date``, ``row`` where a value begins: Flink read the start of a call
+        or a literal and stops there, or after ROW."""
+        tok, after = self._curr, self._next
+        if not tok or tok.token_type == TokenType.IDENTIFIER:
+            return
+        word = tok.text.upper()
+        follows = after.token_type if after else None
+        if word == "ROW" and follows != TokenType.L_PAREN:
+            self._stop(self._index + 1, ident_ok=False)
+        if word in CALL_WORDS and follows not in (TokenType.L_PAREN, TokenType.L_BRACKET,
+                                                  TokenType.STRING):
+            self._stop(width=2)
+
+    def _index_at(self, offset: Optional[int]) -> int:
+        return next((i for i, t in enumerate(self._tokens) if t.start == offset), self._index)
+
+    def _parse_column_ops(self, this):
+        """``t.`` needs a name or ``*`` after the dot."""
+        if self._match(TokenType.DOT, advance=False) and not (
+                is_name(self._next) or (self._next and self._next.token_type == TokenType.STAR)):
+            self._stop(self._index, width=2, ident_ok=False)
+        return super()._parse_column_ops(this)
+
+    # -- queries ----------------------------------------------------------------------------
+    def _parse_projections(self):
+        """A select list has an item (``SELECT DISTINCT;``: Flink stops after DISTINCT)."""
+        if self._word_at(self._index) in ("DISTINCT", "ALL"):
+            self._stop(self._index + (self._index + 1 == len(self._tokens)))
+        projections, exclude = super()._parse_projections()
+        if not projections:
+            self._stop()
+        return projections, exclude
+
+    def _parse_select_query(self, nested: bool = False, table: bool = False,
+                            parse_subquery_alias: bool = True, parse_set_operation: bool = True):
+        """No ``FROM t SELECT ...`` (DuckDB's FROM-first query); in ``FROM (FROM t)`` Flink
+        stops at the parenthesis it looked past."""
+        if self._match(TokenType.FROM, advance=False):
+            if self._index > 1 and self._tokens[self._index - 1].token_type == TokenType.L_PAREN \
+                    and self._word_at(self._index - 2) in ("FROM", "JOIN"):
+                self._stop(self._index - 1, width=2, ident_ok=False)
+            self._stop()
+        return super()._parse_select_query(nested=nested, table=table,
+                                           parse_subquery_alias=parse_subquery_alias,
+                                           parse_set_operation=parse_set_operation)
+
+    def _parse_query_modifiers(self, this):
+        """Clauses in Flink's order (WHERE, GROUP BY, HAVING, WINDOW, QUALIFY, ORDER BY,
+        LIMIT, OFFSET, FETCH): a clause out of order is where Flink stops."""
+        outer, self._clause_rank = self._clause_rank, -1
+        try:
+            return super()._parse_query_modifiers(this)
+        finally:
+            self._clause_rank = outer
+
+    def _clause(self, rank: int, parse):
+        if rank <= self._clause_rank:
+            self._stop(ident_ok=False)
+        self._clause_rank = rank
+        return parse(self)
+
+    def _parse_join(self, skip_join_token: bool = False, parse_bracket: bool = False,
+                    alias_tokens=None):
+        """A table after ``,`` (Flink names the comma and what follows) and after JOIN
+        (Flink stops at the join's first word); a condition after ON. The join keeps where
+        its JOIN keyword is (``meta["join_token"]``: Flink's place for a join without
+        condition) or that it was a comma."""
+        start = self._index
+        if self._match(TokenType.COMMA, advance=False):
+            join = super()._parse_join(skip_join_token, parse_bracket, alias_tokens)
+            if join is None:
+                self._stop(start, width=2, ident_ok=False)
+            join.meta["comma"] = True
+            return join
+        self._check_join_table(start)
+        join = super()._parse_join(skip_join_token, parse_bracket, alias_tokens)
+        if join is not None and self._prev.token_type == TokenType.ON:
+            self._stop()
+        keyword = next((t for t in self._tokens[start: self._index] if t.token_type == TokenType.JOIN), None)
+        if join is not None and keyword is not None:
+            join.meta["join_token"] = (keyword.start, keyword.end + 1)
+        return join
+
+    def _check_join_table(self, start: int) -> None:
+        """Without a table after JOIN Flink stops at the join's first word (after CROSS,
+        which it reads alone) and prints the words up to the token after JOIN."""
+        start += self._word_at(start) == "CROSS"
+        i = start
+        while self._word_at(i) in JOIN_WORDS and self._word_at(i) != "JOIN":
+            i += 1
+        if self._word_at(i) != "JOIN":
+            return
+        if not starts_table(self._tokens[i + 1] if i + 1 < len(self._tokens) else None):
+            self._stop(start, width=i - start + 2)
+
+    def _parse_from(self, joins: bool = False, skip_from_token: bool = False,
+                    consume_pipe: bool = False):
+        """A table after FROM."""
+        if self._match(TokenType.FROM, advance=False) and not starts_table(self._next):
+            self._stop(self._index + 1)
+        return super()._parse_from(joins=joins, skip_from_token=skip_from_token,
+                                   consume_pipe=consume_pipe)
+
+    def _parse_limit(self, this=None, top: bool = False, skip_limit_token: bool = False):
+        """``LIMIT`` takes a number, ``?`` or ALL."""
+        if self._match(TokenType.LIMIT, advance=False) and not top:
+            self._check_count(self._index + 1)
+        return super()._parse_limit(this, top=top, skip_limit_token=skip_limit_token)
+
+    def _parse_offset(self, this=None):
+        if self._match(TokenType.OFFSET, advance=False):
+            self._check_count(self._index + 1)
+        return super()._parse_offset(this)
+
+    def _check_count(self, index: int) -> None:
+        tok = self._tokens[index] if index < len(self._tokens) else None
+        if tok is None or not (tok.token_type in (TokenType.NUMBER, TokenType.PLACEHOLDER)
+                               or tok.text.upper() == "ALL"):
+            self._stop(index, ident_ok=False)
+
+    def _parse_window(self, this, alias: bool = False):
+        """``OVER`` takes ``(spec)`` or a window name."""
+        if self._match(TokenType.OVER, advance=False) and not alias and not (
+                is_name(self._next) or (self._next and self._next.token_type == TokenType.L_PAREN)):
+            self._stop(self._index + 1)
+        return super()._parse_window(this, alias=alias)
+
+    # -- required parts ---------------------------------------------------------------------
+    def validate_expression(self, expression, args=None):
+        """A node without a part it requires: Flink stops where that part should begin."""
+        errors = expression.error_messages(args)
+        if errors:
+            self._stop_at_missing(expression, errors[0])
+        return super().validate_expression(expression, args)
+
+    def _stop_at_missing(self, expression: exp.Expression, text: str) -> None:
+        if isinstance(expression, exp.Binary) and expression.this is not None and \
+                expression.args.get("expression") is None:
+            self._stop_at_operator(self._index - 1, text)
+        if isinstance(expression, (exp.Neg, exp.Not)) and self._is_operator(self._index - 2):
+            self._stop_at_operator(self._index - 2, text)  # a = - ;
+        self._stop(text=text)
+
+    def _is_operator(self, index: int) -> bool:
+        if index < 0 or index >= len(self._tokens):
+            return False
+        kind = self._tokens[index].token_type
+        return kind in NAME_OPERANDS or any(kind in table for table in (
+            self.EQUALITY, self.COMPARISON, self.TERM, self.FACTOR, self.BITWISE)) or \
+            kind == TokenType.DPIPE
+
+    def _stop_at_operator(self, op: int, text: str) -> None:
+        """An operator without its right operand: Flink stops at the operator and prints it
+        with the tokens it looked at after it (``Encountered "+ FROM"``, ``"= - ;"``)."""
+        if op > 0 and self._tokens[op - 1].token_type == TokenType.NOT:
+            self._stop(text=text)  # NOT LIKE, NOT IN ...: the operand is missing after them
+        width = 3 if self._word_at(op + 1) in PREFIXES else 2
+        ident_ok = self._tokens[op].token_type in NAME_OPERANDS
+        self._stop(op, width=width, ident_ok=ident_ok, text=text)
+
+    def _parse_case(self):
+        """``CASE [operand] WHEN c THEN r ... [ELSE r] END``, each part required."""
+        operand = self._parse_disjunction()
+        ifs = []
+        while self._match(TokenType.WHEN):
+            condition = self._required(self._parse_disjunction)
+            if not self._match(TokenType.THEN):
+                self._stop(ident_ok=False)
+            ifs.append(self.expression(exp.If(this=condition,
+                                              true=self._required(self._parse_disjunction))))
+        if not ifs:
+            self._stop(ident_ok=operand is None)
+        default = self._required(self._parse_disjunction) if self._match(TokenType.ELSE) else None
+        if not self._match(TokenType.END):
+            self._stop(ident_ok=False)
+        return self.expression(exp.Case(this=operand, ifs=ifs, default=default))
+
+    def _parse_lambda(self, alias: bool = False):
+        """``COUNT(DISTINCT)``: a value after DISTINCT."""
+        if self._word_at(self._index) == "DISTINCT" and self._next and \
+                self._next.token_type == TokenType.R_PAREN:
+            self._stop(self._index + 1)
+        return super()._parse_lambda(alias=alias)
+
+    def _parse_cast(self, strict: bool, safe=None):
+        """``CAST(value AS type)`` (Flink has no FORMAT and no ``CAST(value, type)``)."""
+        this = self._required(self._parse_disjunction)
+        if not self._match(TokenType.ALIAS):
+            self._stop(ident_ok=False)
+        to = self._required(self._parse_types)
+        return self.build_cast(strict=strict, this=this, to=to, safe=safe)
+
+    # -- operators --------------------------------------------------------------------------
+    def _parse_is(self, this):
+        """``IS`` needs NULL, TRUE, ... (``IS NOT`` too) after it."""
+        is_ = self._index - 1
+        node = super()._parse_is(this)
+        if node is None:
+            if self._word_at(is_ + 1) == "NOT":
+                self._stop(is_ + 2)
+            self._stop(is_, width=2, ident_ok=False)
+        return node
+
+    def _parse_in(self, this, alias: bool = False):
+        """``IN`` takes a parenthesized list of at least one value, or a query."""
+        if not self._match(TokenType.L_PAREN, advance=False):
+            self._stop(self._index - 1, width=2, ident_ok=False)
+        if self._next and self._next.token_type == TokenType.R_PAREN:
+            self._stop(self._index + 1)
+        return super()._parse_in(this, alias=alias)
+
+    def _parse_between(self, this):
+        """``BETWEEN low AND high``: without ``low`` Flink stops at BETWEEN; without ``AND
+        high`` it says so."""
+        between = self._index - 1
+        self._match_texts(("SYMMETRIC", "ASYMMETRIC"))
+        if self._parse_bitwise() is None:
+            self._stop(between)
+        if not self._match(TokenType.AND) or self._parse_bitwise() is None:
+            self._stop(message=BETWEEN_WITHOUT_AND)
+        self._retreat(between + 1)
+        return super()._parse_between(this)
