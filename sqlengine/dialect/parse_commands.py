@@ -125,6 +125,8 @@ class CommandParser:
             self._advance()
             if not self._match(TokenType.COMMA):
                 break
+            if not (self._curr and self._curr.text.upper() in EXPLAIN_DETAILS):
+                self._stop(ident_ok=False)
         statement = self._parse_statement_set_head() or self._parse_statement()
         if statement is None:
             self.raise_error("Expected a statement to explain")
@@ -133,6 +135,8 @@ class CommandParser:
 
     # -- EXECUTE / statement sets / jobs -------------------------------------------------
     def _parse_flink_execute(self) -> exp.Expression:
+        if not self._curr:
+            self._stop(self._index - 1)  # Flink chose among EXECUTE's forms by the word after it
         if self._match_text_seq("PLAN"):
             return self.expression(n.ExecutePlan(this=self._parse_required_string("the plan file")))
         statement = self._parse_statement_set_head() or (
@@ -142,11 +146,12 @@ class CommandParser:
         return statement
 
     def _parse_statement_set_head(self) -> Optional[n.StatementSet]:
-        """``STATEMENT SET [BEGIN]``: the script parser cuts the block at BEGIN and fills in
+        """``STATEMENT SET BEGIN``: the script parser cuts the block at BEGIN and fills in
         the INSERTs of the returned (empty) StatementSet."""
         if not self._match_text_seq("STATEMENT", "SET"):
             return None
-        self._match(TokenType.BEGIN)
+        if not self._match(TokenType.BEGIN):
+            self._stop(ident_ok=False)
         return n.StatementSet(expressions=[])
 
     def _parse_compile_plan(self) -> n.CompilePlan:
@@ -183,7 +188,9 @@ class CommandParser:
             self._stop(self._index - 1)  # Flink chose among USE's forms by the word after it
         if self._match_text_seq("MODULES"):
             return self.expression(n.UseModules(expressions=self._parse_csv(self._parse_id_var)))
-        return self._parse_use()
+        return self.expression(exp.Use(
+            kind=self._parse_var_from_options(self.USABLES, raise_unmatched=False),
+            this=self._parse_table(schema=True)))  # a name, no alias
 
     def _parse_load_module(self) -> n.LoadModule:
         if not self._match_text_seq("MODULE"):

@@ -222,6 +222,8 @@ class DdlParser:
             temporary = self._match(TokenType.TEMPORARY) or None
             system = (temporary and self._match_text_seq("SYSTEM")) or None
             if self._match(TokenType.FUNCTION):
+                if not (is_name(self._curr) or self._match_text_seq("IF", advance=False)):
+                    self._stop(self._index - 1)  # Flink looked past FUNCTION for the name
                 exists_ = self._parse_exists() or None
                 return self.expression(n.DropFunction(this=self._parse_table_parts(),
                                                       temporary=temporary, system=system,

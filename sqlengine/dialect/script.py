@@ -6,7 +6,7 @@ whole script for error messages (``line:col``, the line and a caret).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
@@ -208,20 +208,19 @@ def _parse_statement_set(stmt: StatementTokens) -> exp.Expression:
     head_end = begin if begin is not None else 3
     head = _parse_chunk(_sub(stmt, 0, head_end + 1 if begin is not None else 3))
     body = chunk[head_end + 1:]
-    if not body or body[-1].token_type != TokenType.END:
-        raise SqlSyntaxError("SQL parse failed. Statement set is missing its END.",
-                             Span(text, chunk[0].start, chunk[-1].end + 1))
+    if not body or body[-1].token_type != TokenType.END:  # the block runs to the end of input
+        raise _syntax_error(replace(stmt, end=None), Stop(len(chunk)))
     if isinstance(head, n.BeginStatementSet):
         head = n.StatementSet(expressions=[])
     statement_set = head.find(n.StatementSet)
     inner = [_sub(stmt, head_end + 1 + a, head_end + 1 + b)
              for a, b in _statement_ranges(body[:-1])]
+    if not inner or any(c.tokens[0].token_type != TokenType.INSERT for c in inner):
+        first = next((c.tokens[0] for c in inner if c.tokens[0].token_type != TokenType.INSERT), body[-1])
+        raise _syntax_error(stmt, Stop(chunk.index(first), ident_ok=False))  # only INSERTs
     inserts = [_parse_chunk(c) for c in inner]
     for node, c in zip(inserts, inner):
-        span = Span(text, c.tokens[0].start, c.tokens[-1].end + 1)
-        if not isinstance(node, exp.Insert):
-            raise SqlSyntaxError("Only INSERT statements are allowed in a statement set.", span)
-        node.meta["span"] = span
+        node.meta["span"] = Span(text, c.tokens[0].start, c.tokens[-1].end + 1)
     statement_set.set("expressions", inserts)
     return head
 

@@ -100,6 +100,8 @@ SINGLE_STATEMENT_LINE = (
     "SET 'sql-client.execution.result-mode' = 'tableau';\nSELECT a FROM t; SELECT a FROM FROM t;\n")
 
 MULTILINE = [
+    ('EXECUTE STATEMENT SET BEGIN\nINSERT INTO t SELECT 1;\nINSERT INTO t SELECT a, FROM t;\nEND;',
+     "Incorrect syntax near the keyword 'FROM' at line 3, column 25."),
     ("CREATE TABLE t2 (a INT, b STRING,\n  PRIMARY KEY (a) NOT ENFORCED,\n) WITH ('connector' = 'datagen');",
      'Encountered ")" at line 3, column 1.'),
     ('SELECT a,b,\nFROM t;',
