@@ -17,7 +17,7 @@ from sqlglot import exp
 from sqlglot.errors import ParseError
 from sqlglot.tokens import Token, TokenType
 
-from sqlengine.dialect.errors import BETWEEN_WITHOUT_AND, NON_QUERY, Stop
+from sqlengine.dialect.errors import BETWEEN_WITHOUT_AND, LIMIT_START_COUNT, NON_QUERY, Stop
 from sqlengine.dialect.keywords import CONTEXT_VARIABLES, RESERVED, RESERVED_FUNCTIONS
 
 # Words Flink reads as the first of two (ORDER BY, NULLS FIRST): it stops after them.
@@ -243,7 +243,7 @@ class StrictParser:
 
     def _parse_field(self, any_token: bool = False, tokens=None, anonymous_func: bool = False):
         """``CURRENT_TIMESTAMP``, ``USER``, ...: values without parentheses."""
-        if self._curr and self._curr.text.upper() in CONTEXT_VARIABLES and not (
+        if not any_token and self._curr and self._curr.text.upper() in CONTEXT_VARIABLES and not (
                 self._next and self._next.token_type in (TokenType.L_PAREN, TokenType.DOT)):
             self._advance()
             return self.expression(exp.Column(this=self._identifier_expression()))
@@ -283,6 +283,7 @@ class StrictParser:
         table = super()._parse_table(*args, **kwargs)
         if table is not None and not table.args.get("alias"):
             self._name_slot = self._index
+        self._table_end = self._index
         return table
 
     def _parse_column(self):
@@ -376,6 +377,8 @@ class StrictParser:
         condition) or that it was a comma."""
         start = self._index
         if self._match(TokenType.COMMA, advance=False):
+            if start != self._table_end:
+                return None  # a comma after a WHERE, GROUP BY ...: no FROM list
             join = super()._parse_join(skip_join_token, parse_bracket, alias_tokens)
             if join is None:
                 self._stop(start, width=2, ident_ok=False)
@@ -388,6 +391,8 @@ class StrictParser:
         keyword = next((t for t in self._tokens[start: self._index] if t.token_type == TokenType.JOIN), None)
         if join is not None and keyword is not None:
             join.meta["join_token"] = (keyword.start, keyword.end + 1)
+        if join is not None:
+            self._table_end = self._index
         return join
 
     def _check_join_table(self, start: int) -> None:
@@ -411,10 +416,20 @@ class StrictParser:
                                    consume_pipe=consume_pipe)
 
     def _parse_limit(self, this=None, top: bool = False, skip_limit_token: bool = False):
-        """``LIMIT`` takes a number, ``?`` or ALL."""
+        """``LIMIT`` takes a number, ``?`` or ALL (not ``LIMIT start, count``)."""
         if self._match(TokenType.LIMIT, advance=False) and not top:
             self._check_count(self._index + 1)
+            if self._index + 2 < len(self._tokens) and \
+                    self._tokens[self._index + 2].token_type == TokenType.COMMA:
+                self._stop(message=LIMIT_START_COUNT)
         return super()._parse_limit(this, top=top, skip_limit_token=skip_limit_token)
+
+    def _parse_window_spec(self):
+        """A frame bound: ``UNBOUNDED | CURRENT ROW | n`` with PRECEDING / FOLLOWING."""
+        spec = super()._parse_window_spec()
+        if not spec.get("value"):
+            self._stop()
+        return spec
 
     def _parse_offset(self, this=None):
         if self._match(TokenType.OFFSET, advance=False):
@@ -444,7 +459,7 @@ class StrictParser:
 
     def _stop_at_missing(self, expression: exp.Expression, text: str) -> None:
         if isinstance(expression, exp.Binary) and expression.this is not None and \
-                expression.args.get("expression") is None:
+                expression.args.get("expression") is None and self._is_operator(self._index - 1):
             self._stop_at_operator(self._index - 1, text)
         if isinstance(expression, (exp.Neg, exp.Not)) and self._is_operator(self._index - 2):
             self._stop_at_operator(self._index - 2, text)  # a = - ;

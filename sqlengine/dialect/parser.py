@@ -137,6 +137,7 @@ class FlinkParser(StrictParser, DdlParser, CommandParser, Parser):
         self._csv_ahead = False  # the next list is one where Flink looks two tokens ahead
         self._depth = 0  # nesting of statements (EXPLAIN <statement>, WITH ... <query>)
         self._clause_rank = -1  # the last query clause parsed (CLAUSE_ORDER)
+        self._table_end = -1  # where the last FROM item ended (a comma there continues FROM)
         self._pending_table_hints = None  # a /*+ hint */ between a table name and its alias
         self._type_depth = 0  # nesting of the type being parsed (NOT NULL of element types)
 
@@ -199,8 +200,14 @@ class FlinkParser(StrictParser, DdlParser, CommandParser, Parser):
         if not self._match_set((TokenType.CUBE, TokenType.ROLLUP)):
             return None
         kind = exp.Cube if self._prev.token_type == TokenType.CUBE else exp.Rollup
-        return self.expression(kind(
-            expressions=[] if with_prefix else self._parse_wrapped_csv(self._parse_disjunction)))
+        return self.expression(kind(expressions=[] if with_prefix else self._looking_ahead(
+            self._parse_wrapped_csv, self._parse_disjunction)))
+
+    def _parse_grouping_sets(self):
+        if not self._match(TokenType.GROUPING_SETS):
+            return None
+        return self.expression(exp.GroupingSets(
+            expressions=self._looking_ahead(self._parse_wrapped_csv, self._parse_grouping_set)))
 
     def _parse_timestamp_function(self, name: str) -> exp.Anonymous:
         """``TIMESTAMPDIFF(unit, a, b)`` / ``TIMESTAMPADD(unit, n, t)``: the unit is a word
@@ -214,7 +221,7 @@ class FlinkParser(StrictParser, DdlParser, CommandParser, Parser):
 
     # -- columns ------------------------------------------------------------------------
     def _parse_metadata_constraint(self) -> exp.Expression:
-        key = self._parse_string() if self._match(TokenType.FROM) else None
+        key = self._parse_option_string() if self._match(TokenType.FROM) else None
         virtual = self._match_text_seq("VIRTUAL")
         return n.MetadataColumnConstraint(this=key, virtual=virtual or None)
 
