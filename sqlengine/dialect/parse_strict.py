@@ -280,7 +280,10 @@ class StrictParser:
         return super()._parse_cte()
 
     def _parse_table(self, *args, **kwargs):
-        table = super()._parse_table(*args, **kwargs)
+        return self._table_ends(super()._parse_table(*args, **kwargs))
+
+    def _table_ends(self, table: Optional[exp.Expression]) -> Optional[exp.Expression]:
+        """After a FROM item: an alias may follow when it has none, and a comma."""
         if table is not None and not table.args.get("alias"):
             self._name_slot = self._index
         self._table_end = self._index

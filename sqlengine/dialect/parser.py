@@ -359,7 +359,7 @@ class FlinkParser(StrictParser, DdlParser, CommandParser, Parser):
             call = self._parse_function()
             self._match_r_paren()
             alias = self._parse_table_alias(alias_tokens=alias_tokens or self.TABLE_ALIAS_TOKENS)
-            return self.expression(n.WindowTVF(this=call, alias=alias))
+            return self._table_ends(self.expression(n.WindowTVF(this=call, alias=alias)))
         return super()._parse_table(schema=schema, joins=joins, alias_tokens=alias_tokens,
                                     parse_bracket=parse_bracket, is_db_reference=is_db_reference,
                                     parse_partition=parse_partition, consume_pipe=consume_pipe)
