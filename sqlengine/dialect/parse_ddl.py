@@ -95,7 +95,7 @@ class DdlParser:
         """A view has its query; a table's columns have types unless it is CREATE TABLE AS."""
         kind = create.args.get("kind") if isinstance(create, exp.Create) else None
         if kind == "VIEW" and create.expression is None:
-            self._stop()
+            self._stop_for_query()
         schema = create.this if kind == "TABLE" else None
         if isinstance(schema, exp.Schema):
             columns = [c for c in schema.expressions

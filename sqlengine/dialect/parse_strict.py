@@ -28,6 +28,8 @@ CALL_WORDS = (RESERVED_FUNCTIONS - CONTEXT_VARIABLES) | {
     "DATE", "TIME", "TIMESTAMP", "DATETIME", "INTERVAL", "ARRAY"}
 TIME_UNITS = ("YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND",
               "MILLISECOND", "MICROSECOND", "NANOSECOND")
+# What may follow IS [NOT].
+IS_FORMS = ("NULL", "TRUE", "FALSE", "UNKNOWN", "DISTINCT", "JSON")
 # Prefix operators: after a binary operator Flink looks one token further past them.
 PREFIXES = ("-", "+", "NOT", "INTERVAL")
 # Words of a join before JOIN: Flink looks two tokens ahead there (``Encountered "LEFT ;"``).
@@ -140,18 +142,29 @@ class StrictParser:
             self._stop(ident_ok=False)
         node = super()._parse_insert(*args, **kwargs)
         if isinstance(node, exp.Insert) and node.expression is None:
-            self._stop()
+            self._stop_for_query()
         return node
 
-    def _parse_set_operations(self, this):
-        """After UNION, EXCEPT, INTERSECT: a query (an expression there is Calcite's
-        "Non-query expression")."""
+    def _stop_for_query(self) -> None:
+        """A query was required here: an expression is Calcite's "Non-query expression"."""
+        if self._curr and starts_expression(self._curr):
+            self._stop(message=NON_QUERY)
+        self._stop()
+
+    def parse_set_operation(self, this, consume_pipe: bool = False, intersect_only: bool = False):
+        """UNION, EXCEPT, INTERSECT: not after ORDER BY or LIMIT; a query after them (an
+        expression there is Calcite's "Non-query expression")."""
         if self._curr and self._curr.token_type in self.SET_OPERATIONS:
+            operand = this.expression if isinstance(this, exp.SetOperation) else this
+            if isinstance(operand, exp.Select) and any(
+                    operand.args.get(k) for k in ("order", "limit", "offset")):
+                self._stop(ident_ok=False)
             index = self._index + 1
             index += self._word_at(index) in ("ALL", "DISTINCT")
             if index < len(self._tokens) and starts_expression(self._tokens[index]):
                 self._stop(index, message=NON_QUERY)
-        return super()._parse_set_operations(this)
+        return super().parse_set_operation(this, consume_pipe=consume_pipe,
+                                           intersect_only=intersect_only)
 
     # -- lists ------------------------------------------------------------------------------
     def _parse_csv(self, parse_method, sep: TokenType = TokenType.COMMA) -> list:
@@ -519,14 +532,14 @@ class StrictParser:
 
     # -- operators --------------------------------------------------------------------------
     def _parse_is(self, this):
-        """``IS`` needs NULL, TRUE, ... (``IS NOT`` too) after it."""
+        """``IS [NOT]`` then NULL, TRUE, FALSE, UNKNOWN, DISTINCT FROM or JSON."""
         is_ = self._index - 1
-        node = super()._parse_is(this)
-        if node is None:
-            if self._word_at(is_ + 1) == "NOT":
-                self._stop(is_ + 2)
+        negated = self._word_at(is_ + 1) == "NOT"
+        if self._word_at(is_ + 1 + negated) not in IS_FORMS and negated:
+            self._stop(is_ + 2, ident_ok=False)
+        if self._word_at(is_ + 1 + negated) not in IS_FORMS:
             self._stop(is_, width=2, ident_ok=False)
-        return node
+        return super()._parse_is(this)
 
     def _parse_in(self, this, alias: bool = False):
         """``IN`` takes a parenthesized list of at least one value, or a query."""

@@ -435,7 +435,7 @@ class FlinkParser(StrictParser, DdlParser, CommandParser, Parser):
 
     def _parse_json_clause(self) -> Optional[exp.Expression]:
         if self._match(TokenType.RETURNING):
-            return self.expression(n.JsonReturning(this=self._parse_types()))
+            return self.expression(n.JsonReturning(this=self._required(self._parse_types)))
         return self._parse_json_wrapper() or self._parse_json_behavior()
 
     def _parse_json_wrapper(self) -> Optional[n.JsonWrapper]:
