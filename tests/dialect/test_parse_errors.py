@@ -92,6 +92,15 @@ PROBES = [
      'Encountered ";" at line 1, column 39.'),
 ]
 
+# Also run with the SQL Client: it trims the file (so the first statement's line and column
+# count from its first character), and a comment after a ';' keeps the statement open.
+PROBES += [
+    ("leading_whitespace", "\n\n    SELECT a, FROM t;\n",
+     "Incorrect syntax near the keyword 'FROM' at line 1, column 11."),
+    ("comment_after_semicolon", "SELECT 1; -- x\nSELECT a,\n  FROM t;\n",
+     "Incorrect syntax near the keyword 'FROM' at line 3, column 3."),
+]
+
 # A line with two statements is one input for the SQL Client: both parse, so it fails with
 # 'java.lang.IllegalArgumentException: only single statement supported'. sqlengine runs
 # such lines statement by statement (the API runs several statements of one string).
