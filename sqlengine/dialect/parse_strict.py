@@ -438,7 +438,11 @@ class StrictParser:
             if self._index + 2 < len(self._tokens) and \
                     self._tokens[self._index + 2].token_type == TokenType.COMMA:
                 self._stop(message=LIMIT_START_COUNT)
-        return super()._parse_limit(this, top=top, skip_limit_token=skip_limit_token)
+        fetch = self._match(TokenType.FETCH, advance=False)
+        node = super()._parse_limit(this, top=top, skip_limit_token=skip_limit_token)
+        if fetch and self._word_at(self._index - 1) != "ONLY":
+            self._stop(ident_ok=False)  # FETCH FIRST n ROWS ONLY
+        return node
 
     def _parse_window_spec(self):
         """A frame bound: ``UNBOUNDED | CURRENT ROW | n`` with PRECEDING / FOLLOWING."""

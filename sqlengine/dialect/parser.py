@@ -262,7 +262,11 @@ class FlinkParser(StrictParser, DdlParser, CommandParser, Parser):
         self._name_slot = self._index  # a type may be a name (a user-defined type)
         self._type_depth += 1
         try:
-            dtype = self._parse_row_type() or super()._parse_types(*args, **kwargs)
+            constructor = multiset or (self._curr and self._curr.token_type == TokenType.ARRAY)
+            parse = super()._parse_types
+            dtype = self._parse_row_type() or (  # ARRAY[1, 2]: Flink looks two tokens ahead
+                self._looking_ahead(parse, *args, **kwargs) if constructor and self._next and
+                self._next.token_type == TokenType.L_BRACKET else parse(*args, **kwargs))
         finally:
             self._type_depth -= 1
         if dtype is None:
