@@ -85,7 +85,7 @@ class DdlParser:
             if not is_name(self._curr):
                 self._stop()
         self._retreat(index)
-        self._in_create = True
+        self._in_create, self._property_rank = True, 0
         try:
             return self._check_create(super()._parse_create())
         finally:
@@ -233,7 +233,11 @@ class DdlParser:
                 return self.expression(exp.Drop(kind="CATALOG", exists=exists_,
                                                 tables=[self._parse_table_parts()]))
             self._retreat(index)
-        return super()._parse_drop(exists=exists, kind=kind)
+        drop = super()._parse_drop(exists=exists, kind=kind)
+        tables = drop.args.get("tables") or [] if isinstance(drop, exp.Drop) else []
+        if len(tables) > 1:  # DROP TABLE names one table
+            self._stop(self._index_at(tables[1].this.meta.get("start")) - 1, ident_ok=False)
+        return drop
 
     # -- ALTER -----------------------------------------------------------------------------
     def _parse_flink_alter(self) -> exp.Expression:
@@ -289,7 +293,7 @@ class DdlParser:
         old = self._parse_id_var()
         if not self._match_text_seq("TO"):
             self.raise_error("Expected TO in ALTER TABLE ... RENAME old TO new")
-        return {"action": "RENAME COLUMN", "columns": [old], "rename": self._parse_id_var()}
+        return {"action": "RENAME COLUMN", "columns": [old], "rename": self._required(self._parse_id_var)}
 
     def _parse_alter_view(self) -> n.AlterView:
         view = self._parse_table_parts()

@@ -44,6 +44,9 @@ EXPRESSION_WORDS = ("CASE", "CAST", "TRY_CAST", "NOT", "NULL", "TRUE", "FALSE", 
                     "INTERVAL", "DATE", "TIME", "TIMESTAMP", "ARRAY", "ROW", "EXISTS", "MAP",
                     "CURRENT", "EXTRACT", "POSITION", "SUBSTRING", "TRIM", "OVERLAY",
                     "CONVERT", "TRANSLATE", "CEIL", "MULTISET", "NEW", "CURSOR", "UNIQUE")
+# Tokens that end an operand.
+OPERANDS = (TokenType.NUMBER, TokenType.STRING, TokenType.R_PAREN, TokenType.R_BRACKET,
+            TokenType.IDENTIFIER)
 EXPRESSION_TOKENS = (TokenType.STRING, TokenType.NUMBER, TokenType.PLUS, TokenType.DASH,
                      TokenType.PLACEHOLDER, TokenType.IDENTIFIER)
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
@@ -98,9 +101,16 @@ class StrictParser:
         index = self._token_index(token) if token is not None else self._index
         if self._word_at(index) in LEADING_WORDS:
             self._stop(index + 1, ident_ok=False, text=message)
-        if self._word_at(index) == "NOT":  # a NOT that is no NOT LIKE / IN / BETWEEN
+        if self._word_at(index) in ("NOT", "SIMILAR") and index > 0 and self._ends_operand(index - 1):
+            # after an operand: no NOT LIKE / IN / BETWEEN, no SIMILAR TO
             self._stop(index, width=2, ident_ok=False, text=message)
         self._stop(index, ident_ok=index == self._name_slot, text=message)
+
+    def _ends_operand(self, index: int) -> bool:
+        """Token ``index`` ends an operand: a literal, ``)``, a name (IF of IF NOT EXISTS
+        is none)."""
+        tok = self._tokens[index]
+        return tok.token_type in OPERANDS or (is_name(tok) and tok.text.upper() != "IF")
 
     def _required(self, parse, *args):
         """What ``parse`` returns; Flink stops here when there is nothing."""
@@ -140,6 +150,8 @@ class StrictParser:
         """``INSERT INTO | OVERWRITE table ... query``."""
         if not self._match_texts(("INTO", "OVERWRITE"), advance=False):
             self._stop(ident_ok=False)
+        if not is_name(self._next):
+            self._stop(self._index + 1)
         node = super()._parse_insert(*args, **kwargs)
         if isinstance(node, exp.Insert) and node.expression is None:
             self._stop_for_query()
@@ -462,8 +474,23 @@ class StrictParser:
                                or tok.text.upper() == "ALL"):
             self._stop(index, ident_ok=False)
 
+    def _parse_version(self):
+        """``FOR SYSTEM_TIME AS OF expression``."""
+        if not self._match_text_seq("FOR", "SYSTEM_TIME", advance=False):
+            return super()._parse_version()
+        at = self._index + 2
+        for i, word in enumerate(("AS", "OF")):
+            if self._word_at(at + i) != word:
+                self._stop(at + i, ident_ok=False)
+        if at + 2 >= len(self._tokens) or not starts_expression(self._tokens[at + 2]):
+            self._stop(at + 2)
+        return super()._parse_version()
+
     def _parse_window(self, this, alias: bool = False):
-        """``OVER`` takes ``(spec)`` or a window name."""
+        """``OVER`` takes ``(spec)`` or a window name; ``FILTER (WHERE ...)``."""
+        if self._match(TokenType.FILTER, advance=False) and self._next and \
+                self._next.token_type == TokenType.L_PAREN and self._word_at(self._index + 2) != "WHERE":
+            self._stop(self._index + 2, ident_ok=False)
         if self._match(TokenType.OVER, advance=False) and not alias and not (
                 is_name(self._next) or (self._next and self._next.token_type == TokenType.L_PAREN)):
             self._stop(self._index + 1)

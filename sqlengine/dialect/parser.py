@@ -42,6 +42,9 @@ QUERY_START = (TokenType.SELECT, TokenType.WITH, TokenType.VALUES, TokenType.L_P
 CLAUSE_ORDER = {TokenType.MATCH_RECOGNIZE: 0, TokenType.WHERE: 1, TokenType.GROUP_BY: 2,
                 TokenType.HAVING: 3, TokenType.WINDOW: 4, TokenType.QUALIFY: 5,
                 TokenType.ORDER_BY: 6, TokenType.LIMIT: 7, TokenType.OFFSET: 8, TokenType.FETCH: 9}
+# Flink's CREATE TABLE clauses in their order (_parse_property).
+PROPERTY_ORDER = {"COMMENT": 1, "DISTRIBUTED": 2, "PARTITIONED BY": 3, "WITH": 4, "LIKE": 5,
+                  "FRESHNESS": 6, "REFRESH_MODE": 7}
 # Types whose ``TYPE 'text'`` form is a datetime literal (see nodes.TypedLiteral).
 DATETIME_LITERAL_TYPES = (exp.DType.DATE, exp.DType.TIME, exp.DType.TIMESTAMP,
                           exp.DType.TIMESTAMPLTZ)
@@ -138,6 +141,7 @@ class FlinkParser(StrictParser, DdlParser, CommandParser, Parser):
         self._depth = 0  # nesting of statements (EXPLAIN <statement>, WITH ... <query>)
         self._clause_rank = -1  # the last query clause parsed (CLAUSE_ORDER)
         self._table_end = -1  # where the last FROM item ended (a comma there continues FROM)
+        self._property_rank = 0  # the last CREATE clause parsed (PROPERTY_ORDER)
         self._pending_table_hints = None  # a /*+ hint */ between a table name and its alias
         self._type_depth = 0  # nesting of the type being parsed (NOT NULL of element types)
 
@@ -173,9 +177,15 @@ class FlinkParser(StrictParser, DdlParser, CommandParser, Parser):
         return super()._parse_statement()
 
     def _parse_property(self):
-        if self._match_texts(self.PROPERTY_PARSERS):
-            return self.PROPERTY_PARSERS[self._prev.text.upper()](self)
-        return None
+        """Flink's CREATE clauses, each once and in its order (PROPERTY_ORDER)."""
+        if not self._match_texts(self.PROPERTY_PARSERS):
+            return None
+        key = self._prev.text.upper()
+        rank = PROPERTY_ORDER.get(key, 0)
+        if rank and rank <= self._property_rank:
+            self._stop(self._index - 1, ident_ok=False)
+        self._property_rank = rank
+        return self.PROPERTY_PARSERS[key](self)
 
     def _parse_property_before(self):
         return None
@@ -239,7 +249,7 @@ class FlinkParser(StrictParser, DdlParser, CommandParser, Parser):
         if isinstance(this, exp.Column):
             this = this.this
         if computed_column and self._match(TokenType.ALIAS):
-            expression = self._parse_disjunction()
+            expression = self._required(self._parse_disjunction)
             constraints = [exp.ColumnConstraint(kind=exp.ComputedColumnConstraint(this=expression))]
             comment = self._parse_column_constraint()
             if comment:
@@ -299,6 +309,8 @@ class FlinkParser(StrictParser, DdlParser, CommandParser, Parser):
             field = super()._parse_struct_types(type_required=type_required)
         finally:
             self._type_depth = depth
+        if isinstance(field, exp.ColumnDef) and field.args.get("kind") is None:
+            self._stop()  # a field has a type
         if isinstance(field, exp.ColumnDef) and self._match(TokenType.STRING, advance=False):
             field.append("constraints", exp.ColumnConstraint(
                 kind=exp.CommentColumnConstraint(this=self._parse_string())))
@@ -407,7 +419,14 @@ class FlinkParser(StrictParser, DdlParser, CommandParser, Parser):
             table.set("hints", self._parse_flink_hints())
         if self._match(TokenType.PARTITION, advance=False):
             table.set("partition", self._parse_partition())
+            self._check_partition_values(table.args["partition"])
         return self._parse_schema(this=table)
+
+    def _check_partition_values(self, partition: exp.Partition) -> None:
+        """An INSERT's static partition gives each column a value (``a = 'x'``)."""
+        for item in partition.expressions:
+            if isinstance(item, exp.Column):
+                self._stop(self._index_at(item.this.meta.get("start")) + 1, ident_ok=False)
 
     def _parse_hint_function_call(self) -> Optional[exp.Expression]:
         """``NAME(arg, ...)`` where an argument is ``'key' = 'value'``, an identifier or a literal."""
