@@ -20,6 +20,7 @@ from sqlengine.dialect import nodes as n
 from sqlengine.dialect import parse_commands, parse_ddl
 from sqlengine.dialect.parse_commands import CommandParser
 from sqlengine.dialect.parse_ddl import DdlParser
+from sqlengine.dialect.parse_expressions import StrictExpressionParser
 from sqlengine.dialect.parse_strict import TIME_UNITS, StrictParser, is_name
 
 PLURAL_UNITS = {
@@ -72,7 +73,7 @@ def _is_map_keyword(node: Optional[exp.Expression]) -> bool:
         isinstance(node.this, exp.Identifier) and not node.this.quoted and node.name.upper() == "MAP"
 
 
-class FlinkParser(StrictParser, DdlParser, CommandParser, Parser):
+class FlinkParser(StrictParser, StrictExpressionParser, DdlParser, CommandParser, Parser):
     STATEMENT_PARSERS = {
         **{token: Parser.STATEMENT_PARSERS[token] for token in _BASE_STATEMENTS},
         **parse_commands.STATEMENTS,
