@@ -6,7 +6,7 @@ shell and notebooks all print the same ``line:col``, source line and caret.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 
@@ -37,6 +37,9 @@ class Diagnostic:
     message: str
     span: Optional[Span] = None
     hint: Optional[str] = None
+    # The message counts lines from its statement, as Flink does; the place printed below
+    # it says that its line is the script's.
+    script_lines: bool = False
 
     def render(self) -> str:
         """``message`` then, when the place is known, ``at line:col``, the line and a caret."""
@@ -45,7 +48,8 @@ class Diagnostic:
             sp = self.span
             line = sp.source_line()
             width = max(1, min(sp.end - sp.start, len(line) - sp.column + 1))
-            parts.append(f"  at line {sp.line}, column {sp.column}:")
+            where = f"line {sp.line} of the script" if self.script_lines else f"line {sp.line}"
+            parts.append(f"  at {where}, column {sp.column}:")
             parts.append(f"  {line}")
             parts.append("  " + " " * (sp.column - 1) + "^" * width)
         if self.hint:
@@ -71,12 +75,20 @@ class SqlEngineError(Exception):
 
     def with_span(self, span: Optional[Span]) -> "SqlEngineError":
         if self.diagnostic.span is None and span is not None:
-            self.diagnostic = Diagnostic(self.diagnostic.message, span, self.diagnostic.hint)
+            self.diagnostic = replace(self.diagnostic, span=span)
         return self
 
 
 class SqlSyntaxError(SqlEngineError):
+    """A statement Flink's parser rejects; its message is Flink's, whose line numbers count
+    from the statement (``script_lines``: the rendered place names the script's line)."""
+
     kind = "syntax"
+
+    def __init__(self, message: str, span: Optional[Span] = None, hint: Optional[str] = None,
+                 script_lines: bool = False):
+        super().__init__(message, span, hint)
+        self.diagnostic = replace(self.diagnostic, script_lines=script_lines)
 
 
 class ValidationError(SqlEngineError):

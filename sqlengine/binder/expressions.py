@@ -507,7 +507,10 @@ class ExprBinder:
 
     def visit_VarMap(self, node: exp.VarMap) -> Expr:
         """``MAP[k1, v1, k2, v2]``: the MAP constructor over the interleaved pairs."""
-        pairs = zip(node.args["keys"].expressions, node.args["values"].expressions)
+        keys, values = node.args["keys"].expressions, node.args["values"].expressions
+        if len(keys) != len(values):
+            raise self.error("Map requires an even number of arguments", node)
+        pairs = zip(keys, values)
         return self.call("MAP", [x for pair in pairs for x in pair], node)
 
     def visit_Exists(self, node: exp.Exists, negate: bool = False) -> Expr:

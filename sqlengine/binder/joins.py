@@ -17,9 +17,13 @@ from sqlglot import exp
 
 from sqlengine import types as T
 from sqlengine.binder.expressions import ExprBinder
-from sqlengine.errors import UnsupportedError, ValidationError
+from sqlengine.errors import Span, UnsupportedError, ValidationError
 from sqlengine.plan import nodes as P
 from sqlengine.plan.lineage import WINDOW_PROPS, window_prop
+
+JOIN_NEEDS_CONDITION = ("INNER, LEFT, RIGHT or FULL join requires a condition "
+                        "(NATURAL keyword or ON or USING clause)")
+
 
 # -- expression helpers --------------------------------------------------------------------
 def conjuncts(e: Optional[P.Expr]) -> list[P.Expr]:
@@ -50,6 +54,8 @@ def bind_join(qb, left, j: exp.Join):
     kind = (j.kind or "").upper()
     if (j.args.get("method") or "").upper() == "NATURAL":
         raise UnsupportedError("NATURAL JOIN is not supported", qb.span(j))
+    if _lacks_condition(j):
+        raise ValidationError(JOIN_NEEDS_CONDITION, _join_span(qb, j))
     if isinstance(item, exp.Unnest):
         return bind_unnest(qb, left, item, side, j.args.get("on"))
     if isinstance(item, exp.Lateral):
@@ -70,9 +76,20 @@ def bind_join(qb, left, j: exp.Join):
     if on is not None:
         scope_rel = Relation(P.Join(left.node, right.node, jkind, None), quals, hidden)
         cond = _bind_condition(qb, scope_rel, on)
-    elif jkind != "INNER":
-        raise ValidationError(f"{jkind} JOIN requires a condition (ON or USING)", qb.span(j))
     return Relation(P.Join(left.node, right.node, jkind, None if is_true(cond) else cond), quals, hidden)
+
+
+def _lacks_condition(j: exp.Join) -> bool:
+    """``a JOIN b`` (INNER, LEFT, RIGHT or FULL) without ON or USING; ``a, b`` and
+    ``a CROSS JOIN b`` need none."""
+    return not (j.meta.get("comma") or j.args.get("on") or j.args.get("using")
+                or (j.kind or "").upper() in ("CROSS", "SEMI", "ANTI"))
+
+
+def _join_span(qb, j: exp.Join) -> Optional[Span]:
+    """Flink's place for a join: its JOIN keyword."""
+    where = j.meta.get("join_token")
+    return Span(qb.source, *where) if where and qb.source else qb.span(j)
 
 
 def _bind_condition(qb, rel, on: exp.Expression) -> P.Expr:

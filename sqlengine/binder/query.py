@@ -446,8 +446,8 @@ class QueryBinder:
                 raise UnsupportedError("FETCH ... WITH TIES / PERCENT is not supported", self.span(limit))
             count = limit.args.get("count")
             n = int(count.name) if count is not None else 1
-        else:
-            n = int(limit.expression.name) if limit is not None else None
+        else:  # LIMIT ALL: no limit
+            n = int(limit.expression.name) if limit is not None and limit.expression.name != "ALL" else None
         off = int(offset.expression.name) if offset is not None else 0
         return P.Sort(plan, tuple(keys), n, off)
 

@@ -41,6 +41,7 @@ class Flink(Dialect):
     """Flink SQL (Apache Flink 2.x, Calcite-based)."""
 
     NORMALIZE_FUNCTIONS = False
+    SUPPORTS_LIMIT_ALL = True
     Tokenizer = FlinkTokenizer
     Parser = FlinkParser
     Generator = FlinkGenerator

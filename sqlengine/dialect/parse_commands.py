@@ -53,10 +53,10 @@ class CommandParser:
         if not self._curr:
             return self.expression(exp.Set(expressions=[]))
         if self._curr.token_type == TokenType.STRING:
-            key = self._parse_string()
+            key = self._parse_option_string()
             if not self._match(TokenType.EQ):
-                self.raise_error("Expected '=' after the SET key")
-            value = self._parse_required_string("the SET value")
+                self._stop(ident_ok=False)
+            value = self._parse_option_string()
         else:
             key = self._parse_raw_until(TokenType.EQ)
             if not self._match(TokenType.EQ):
@@ -69,7 +69,7 @@ class CommandParser:
 
     def _parse_flink_reset(self) -> n.Reset:
         if self._curr and self._curr.token_type == TokenType.STRING:
-            return self.expression(n.Reset(this=self._parse_string()))
+            return self.expression(n.Reset(this=self._parse_option_string()))
         return self.expression(n.Reset(this=self._parse_raw_until()))
 
     # -- SHOW ------------------------------------------------------------------------
@@ -89,8 +89,7 @@ class CommandParser:
                         node.set("partition", self._parse_partition())
                     return self.expression(node)
                 return self.expression(self._parse_show_filters(node))
-        kinds = ", ".join(" ".join(w) for w in SHOW_KINDS)
-        self.raise_error(f"Expected one of CREATE, {kinds} after SHOW")
+        self._stop(self._index - 1)  # Flink chose among SHOW's forms by the words after it
         return n.FlinkShow(this="?")
 
     def _parse_show_filters(self, node: n.FlinkShow) -> n.FlinkShow:
@@ -126,6 +125,8 @@ class CommandParser:
             self._advance()
             if not self._match(TokenType.COMMA):
                 break
+            if not (self._curr and self._curr.text.upper() in EXPLAIN_DETAILS):
+                self._stop(ident_ok=False)
         statement = self._parse_statement_set_head() or self._parse_statement()
         if statement is None:
             self.raise_error("Expected a statement to explain")
@@ -134,6 +135,8 @@ class CommandParser:
 
     # -- EXECUTE / statement sets / jobs -------------------------------------------------
     def _parse_flink_execute(self) -> exp.Expression:
+        if not self._curr:
+            self._stop(self._index - 1)  # Flink chose among EXECUTE's forms by the word after it
         if self._match_text_seq("PLAN"):
             return self.expression(n.ExecutePlan(this=self._parse_required_string("the plan file")))
         statement = self._parse_statement_set_head() or (
@@ -143,11 +146,12 @@ class CommandParser:
         return statement
 
     def _parse_statement_set_head(self) -> Optional[n.StatementSet]:
-        """``STATEMENT SET [BEGIN]``: the script parser cuts the block at BEGIN and fills in
+        """``STATEMENT SET BEGIN``: the script parser cuts the block at BEGIN and fills in
         the INSERTs of the returned (empty) StatementSet."""
         if not self._match_text_seq("STATEMENT", "SET"):
             return None
-        self._match(TokenType.BEGIN)
+        if not self._match(TokenType.BEGIN):
+            self._stop(ident_ok=False)
         return n.StatementSet(expressions=[])
 
     def _parse_compile_plan(self) -> n.CompilePlan:
@@ -180,9 +184,13 @@ class CommandParser:
 
     # -- USE / modules / jars / procedures ----------------------------------------------
     def _parse_flink_use(self) -> exp.Expression:
+        if not self._curr:
+            self._stop(self._index - 1)  # Flink chose among USE's forms by the word after it
         if self._match_text_seq("MODULES"):
             return self.expression(n.UseModules(expressions=self._parse_csv(self._parse_id_var)))
-        return self._parse_use()
+        return self.expression(exp.Use(
+            kind=self._parse_var_from_options(self.USABLES, raise_unmatched=False),
+            this=self._parse_table(schema=True)))  # a name, no alias
 
     def _parse_load_module(self) -> n.LoadModule:
         if not self._match_text_seq("MODULE"):

@@ -14,6 +14,7 @@ from sqlglot import exp
 from sqlglot.tokens import TokenType
 
 from sqlengine.dialect import nodes as n
+from sqlengine.dialect.parse_strict import is_name
 
 LIKE_OPTIONS = {
     "INCLUDING": ("ALL", "CONSTRAINTS", "DISTRIBUTION", "GENERATED", "METADATA", "OPTIONS",
@@ -24,6 +25,19 @@ LIKE_OPTIONS = {
 }
 FUNCTION_LANGUAGES = ("JAVA", "SCALA", "PYTHON", "SQL")
 MATERIALIZED_TABLE_ACTIONS = ("SUSPEND", "RESUME", "REFRESH")
+UNTYPED_COLUMNS = ("Columns identifiers without types in the schema are supported on CTAS/RTAS "
+                   "statements only.")
+
+
+def _untyped(column: exp.Expression) -> bool:
+    """A column of a schema with neither a type nor a computed expression (sqlglot keeps
+    a bare name as an Identifier)."""
+    return not isinstance(column, exp.ColumnDef) or (
+        column.args.get("kind") is None and not column.find(exp.ComputedColumnConstraint))
+
+
+def _name_of(column: exp.Expression) -> exp.Expression:
+    return column.this if isinstance(column, (exp.ColumnDef, exp.Column)) else column
 
 
 class DdlParser:
@@ -31,17 +45,26 @@ class DdlParser:
 
     # -- WITH ('k' = 'v', ...) ---------------------------------------------------------
     def _parse_option(self) -> exp.Property:
-        key = self._parse_string()
-        if key is None:
-            self.raise_error("Expected a string literal option key, e.g. 'connector'")
+        key = self._parse_option_string()
         if not self._match(TokenType.EQ):
-            self.raise_error("Expected '=' after the option key")
-        value = self._parse_string()
-        if value is None:
-            self.raise_error("Expected a string literal option value")
-        return self.expression(exp.Property(this=key, value=value))
+            self._stop(ident_ok=False)
+        return self.expression(exp.Property(this=key, value=self._parse_option_string()))
+
+    def _parse_option_string(self) -> exp.Expression:
+        """A string literal; adjacent literals are one (``'a' 'b'`` is ``'ab'``)."""
+        if not self._match(TokenType.STRING, advance=False):
+            self._stop(ident_ok=False)
+        literal = self._parse_string()
+        while self._match(TokenType.STRING):
+            literal.set("this", literal.this + self._prev.text)
+        return literal
 
     def _parse_wrapped_options(self) -> list[exp.Expression]:
+        """``('k' = 'v', ...)``, possibly empty."""
+        if self._match(TokenType.L_PAREN, advance=False) and self._next and \
+                self._next.token_type == TokenType.R_PAREN:
+            self._advance(2)
+            return []
         return self._parse_wrapped_csv(self._parse_option)
 
     def _parse_options_property(self) -> exp.Properties:
@@ -57,8 +80,55 @@ class DdlParser:
         if self._match(TokenType.FUNCTION):
             exists = self._parse_exists(not_=True) or None
             return self._parse_function_definition(n.CreateFunction, temporary, system, exists)
+        if self._match_set((TokenType.TABLE, TokenType.VIEW)):
+            self._parse_exists(not_=True)
+            if not is_name(self._curr):
+                self._stop()
         self._retreat(index)
-        return super()._parse_create()
+        self._in_create, self._property_rank = True, 0
+        try:
+            return self._check_create(super()._parse_create())
+        finally:
+            self._in_create = False
+
+    def _check_create(self, create: exp.Expression) -> exp.Expression:
+        """A view has its query; a table's columns have types unless it is CREATE TABLE AS."""
+        kind = create.args.get("kind") if isinstance(create, exp.Create) else None
+        if kind == "VIEW" and create.expression is None:
+            self._stop_for_query()
+        schema = create.this if kind == "TABLE" else None
+        if isinstance(schema, exp.Schema):
+            columns = [c for c in schema.expressions
+                       if isinstance(c, (exp.ColumnDef, exp.Identifier, exp.Column))]
+            if columns and _untyped(columns[0]) and create.expression is None:
+                self._stop(message=UNTYPED_COLUMNS)
+            later = next((c for c in columns if _untyped(c)), None)
+            if columns and not _untyped(columns[0]) and later is not None:
+                self._stop(self._index_at(_name_of(later).meta.get("start")) + 1)
+        return create
+
+    def _parse_ddl_select(self):
+        """The query of CREATE TABLE / VIEW ... AS follows AS."""
+        if self._in_create and self._prev.token_type != TokenType.ALIAS:
+            return None
+        return super()._parse_ddl_select()
+
+    def _parse_schema(self, this=None):
+        """``(column, ...)``: at least one."""
+        if self._match(TokenType.L_PAREN, advance=False) and self._next and \
+                self._next.token_type == TokenType.R_PAREN:
+            self._stop(self._index + 1)
+        return super()._parse_schema(this=this)
+
+    def _parse_watermark(self) -> exp.Expression:
+        """``WATERMARK FOR column AS expression``."""
+        if not self._match(TokenType.FOR):
+            self._stop(ident_ok=False)
+        column = self._required(self._parse_column)
+        if not self._match(TokenType.ALIAS):
+            self._stop(ident_ok=False)
+        return self.expression(exp.WatermarkColumnConstraint(
+            this=column, expression=self._required(self._parse_disjunction)))
 
     def _parse_create_catalog(self) -> n.CreateCatalog:
         exists = self._parse_exists(not_=True) or None
@@ -111,6 +181,12 @@ class DdlParser:
             self.raise_error(f"Expected one of {', '.join(LIKE_OPTIONS[mode])} after {mode}")
         return self.expression(exp.Property(this=exp.var(mode), value=exp.var(self._prev.text.upper())))
 
+    def _parse_flink_partitioned_by(self) -> exp.Expression:
+        """``PARTITIONED BY (column, ...)``."""
+        if not self._match(TokenType.L_PAREN, advance=False):
+            self._stop(ident_ok=False)
+        return self._parse_partitioned_by()
+
     def _parse_freshness(self) -> n.FreshnessProperty:
         self._match(TokenType.EQ)
         interval = self._parse_interval()
@@ -146,6 +222,8 @@ class DdlParser:
             temporary = self._match(TokenType.TEMPORARY) or None
             system = (temporary and self._match_text_seq("SYSTEM")) or None
             if self._match(TokenType.FUNCTION):
+                if not (is_name(self._curr) or self._match_text_seq("IF", advance=False)):
+                    self._stop(self._index - 1)  # Flink looked past FUNCTION for the name
                 exists_ = self._parse_exists() or None
                 return self.expression(n.DropFunction(this=self._parse_table_parts(),
                                                       temporary=temporary, system=system,
@@ -155,7 +233,11 @@ class DdlParser:
                 return self.expression(exp.Drop(kind="CATALOG", exists=exists_,
                                                 tables=[self._parse_table_parts()]))
             self._retreat(index)
-        return super()._parse_drop(exists=exists, kind=kind)
+        drop = super()._parse_drop(exists=exists, kind=kind)
+        tables = drop.args.get("tables") or [] if isinstance(drop, exp.Drop) else []
+        if len(tables) > 1:  # DROP TABLE names one table
+            self._stop(self._index_at(tables[1].this.meta.get("start")) - 1, ident_ok=False)
+        return drop
 
     # -- ALTER -----------------------------------------------------------------------------
     def _parse_flink_alter(self) -> exp.Expression:
@@ -185,7 +267,7 @@ class DdlParser:
     def _parse_schema_items(self) -> list[exp.Expression]:
         if self._match(TokenType.L_PAREN, advance=False):
             return self._parse_wrapped_csv(self._parse_schema_item)
-        return [self._parse_schema_item()]
+        return [self._required(self._parse_schema_item)]
 
     def _parse_alter_table_add_flink(self, action: str) -> dict:
         if self._match_text_seq("DISTRIBUTION"):
@@ -211,7 +293,7 @@ class DdlParser:
         old = self._parse_id_var()
         if not self._match_text_seq("TO"):
             self.raise_error("Expected TO in ALTER TABLE ... RENAME old TO new")
-        return {"action": "RENAME COLUMN", "columns": [old], "rename": self._parse_id_var()}
+        return {"action": "RENAME COLUMN", "columns": [old], "rename": self._required(self._parse_id_var)}
 
     def _parse_alter_view(self) -> n.AlterView:
         view = self._parse_table_parts()
@@ -276,6 +358,9 @@ STATEMENTS = {
 }
 
 PROPERTIES = {
+    "COMMENT": lambda self: self.expression(
+        exp.SchemaCommentProperty(this=self._parse_option_string())),
+    "PARTITIONED BY": lambda self: self._parse_flink_partitioned_by(),
     "WITH": lambda self: self._parse_wrapped_options(),
     "LIKE": lambda self: self._parse_create_like(),
     "FRESHNESS": lambda self: self._parse_freshness(),

@@ -79,6 +79,23 @@ def test_cross_join_has_no_keys(st):
     assert j.condition is None and j.left_keys == ()
 
 
+@pytest.mark.parametrize("join", ["JOIN", "INNER JOIN", "LEFT JOIN", "RIGHT OUTER JOIN", "FULL JOIN"])
+def test_join_without_condition_is_flinks_error_at_the_join_keyword(st, join):
+    """Flink 2.3: 'SELECT a FROM t t1 JOIN t t2' fails validation at JOIN (p21)."""
+    sql = f"SELECT o.id FROM orders o {join} plain p"
+    with pytest.raises(errors.ValidationError) as info:
+        bind(st, sql)
+    assert info.value.message == ("INNER, LEFT, RIGHT or FULL join requires a condition "
+                                  "(NATURAL keyword or ON or USING clause)")
+    span = info.value.diagnostic.span
+    assert sql[span.start: span.end] == "JOIN"
+
+
+def test_map_needs_key_value_pairs(st):
+    with pytest.raises(errors.ValidationError, match="^Map requires an even number of arguments$"):
+        bind(st, "SELECT MAP['a', 1, 'b'] FROM plain")
+
+
 def test_regular_join_materializes_time_attributes(st):
     plan = bind(st, "SELECT o.ts FROM orders o JOIN plain p ON o.id = p.id")
     assert plan.schema[0].type.time_attr is None

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conformance.reasons import expected_error, reason
+
 HERE = Path(__file__).parent
 CORPUS = HERE / "flink"
 SHARED = HERE.parents[2] / "shared" / "conformance"
@@ -71,7 +73,9 @@ def test_case(name: str, tmp_path: Path, spark):
     rc, stderr, out_dir = run_case(name, tmp_path)
     verdict = judge(name, rc, stderr, out_dir, tmp_path)
     assert verdict.returncode == 0, f"{name}:\n{verdict.stdout}\n{stderr[-3000:]}"
-    if name.startswith("neg_"):
+    flink = expected_error(CORPUS / "cases" / name / "expected")
+    if flink is not None:
         errors = [l for l in stderr.splitlines() if l.startswith("[ERROR]")]
         assert len(errors) == 1, stderr
+        assert reason(stderr) == flink, stderr
         assert not any(p.name != "ckpt" for p in out_dir.iterdir()), "a rejected case created sink folders"

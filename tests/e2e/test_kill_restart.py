@@ -27,9 +27,9 @@ CREATE TABLE orders (ot TIMESTAMP(3), cid INT, amount INT,
   WITH ('connector' = 'filesystem', 'path' = '{src}/orders.jsonl', 'format' = 'json');
 CREATE TABLE customers (cid INT, tier STRING)
   WITH ('connector' = 'filesystem', 'path' = '{src}/customers.jsonl', 'format' = 'json');
-CREATE TABLE out (window_start TIMESTAMP(3), tier STRING, n BIGINT, total INT)
+CREATE TABLE `out` (window_start TIMESTAMP(3), tier STRING, n BIGINT, total INT)
   WITH ('connector' = 'filesystem', 'path' = '{dst}', 'format' = 'json');
-INSERT INTO out
+INSERT INTO `out`
 SELECT w.window_start, c.tier, w.n, w.total FROM (
   SELECT window_start, cid, COUNT(*) AS n, SUM(amount) AS total
   FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(ot), INTERVAL '1' MINUTE))
@@ -122,7 +122,7 @@ BOTH = SCRIPT.split("INSERT INTO")[0] + """
 CREATE TABLE top3 (tier STRING, ot TIMESTAMP(3), amount INT, rn BIGINT)
   WITH ('connector' = 'filesystem', 'path' = '{top}', 'format' = 'debezium-json');
 EXECUTE STATEMENT SET BEGIN
-INSERT INTO out""" + SCRIPT.split("INSERT INTO out")[1].rstrip().rstrip(";") + """;
+INSERT INTO `out`""" + SCRIPT.split("INSERT INTO `out`")[1].rstrip().rstrip(";") + """;
 INSERT INTO top3""" + TOP_N.split("INSERT INTO top3")[1].rstrip().rstrip(";") + """;
 END;
 """
@@ -172,8 +172,8 @@ def test_restore_with_another_query_is_an_error(spark, tmp_path):
     _inputs(tmp_path / "in")
     query = """CREATE TABLE customers (cid INT, tier STRING)
   WITH ('connector' = 'filesystem', 'path' = '{src}/customers.jsonl', 'format' = 'json');
-CREATE TABLE out (tier STRING, n BIGINT) WITH ('connector' = 'blackhole');
-INSERT INTO out SELECT tier, {agg} FROM customers GROUP BY tier;
+CREATE TABLE `out` (tier STRING, n BIGINT) WITH ('connector' = 'blackhole');
+INSERT INTO `out` SELECT tier, {agg} FROM customers GROUP BY tier;
 """
     first, second = tmp_path / "first.sql", tmp_path / "second.sql"
     first.write_text(query.format(src=tmp_path / "in", agg="COUNT(*)"))

@@ -12,10 +12,10 @@ from sqlengine.api.session import Session
 from tests.e2e.conftest import BIDS_DDL, read_rows
 
 BIDS = BIDS_DDL + """
-CREATE TABLE out (window_start TIMESTAMP(3), item STRING, n BIGINT)
+CREATE TABLE `out` (window_start TIMESTAMP(3), item STRING, n BIGINT)
 WITH ('connector' = 'filesystem', 'path' = '{dst}', 'format' = 'json');
 """
-WINDOWED = """INSERT INTO out SELECT window_start, item, COUNT(*)
+WINDOWED = """INSERT INTO `out` SELECT window_start, item, COUNT(*)
 FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(bidtime), INTERVAL '1' MINUTE))
 GROUP BY window_start, window_end, item"""
 

@@ -15,8 +15,8 @@ from tests.e2e.conftest import ROOT, read_rows
 SCRIPT = """
 CREATE TABLE gen (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '400',
   'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '100000000');
-CREATE TABLE out (id BIGINT) WITH ('connector' = 'filesystem', 'path' = '{dst}', 'format' = 'json');
-INSERT INTO out SELECT id FROM gen;
+CREATE TABLE `out` (id BIGINT) WITH ('connector' = 'filesystem', 'path' = '{dst}', 'format' = 'json');
+INSERT INTO `out` SELECT id FROM gen;
 """
 
 

@@ -48,7 +48,7 @@ def test_a_statement_typed_at_once_runs_alone(tmp_path):
     term = _shell(tmp_path, "600")
     try:
         term.wait_for(r"^Flink SQL>", timeout=30)
-        term.run("SELECT 1 AS one;", r"1 row in set", timeout=180)
+        term.run("SELECT 1 AS `one`;", r"1 row in set", timeout=180)
         assert not MODULES & _daemons(term.child.pid)
         term.type("QUIT;")
         term.enter()

@@ -17,10 +17,10 @@ def session(spark, tmp_path):
 def test_append_sink_batch_and_types(session, postgres):
     t = postgres.new_table("id int, name text, price numeric(10,2), ts timestamp, d date, tm time, "
                            "b bytea, ok boolean, f double precision, tags text[]")
-    session.execute_sql(postgres.ddl("out", t, "id INT, name STRING, price DECIMAL(10, 2), ts TIMESTAMP(3), "
+    session.execute_sql(postgres.ddl("`out`", t, "id INT, name STRING, price DECIMAL(10, 2), ts TIMESTAMP(3), "
                                      "d DATE, tm TIME, b BYTES, ok BOOLEAN, f DOUBLE, tags ARRAY<STRING>"))
     session.execute_sql(
-        "INSERT INTO out VALUES (1, 'a''b \"q\"', 12.5, TIMESTAMP '2024-01-02 03:04:05.678', DATE '2024-02-29', "
+        "INSERT INTO `out` VALUES (1, 'a''b \"q\"', 12.5, TIMESTAMP '2024-01-02 03:04:05.678', DATE '2024-02-29', "
         "TIME '10:11:12', CAST('AB' AS BYTES), TRUE, 1.5, ARRAY['x', 'y']), "
         "(2, CAST(NULL AS STRING), NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)").wait()
     rows = postgres.run(f"SELECT id, name, price::text, ts::text, d::text, tm::text, b, ok, f, tags FROM {t} ORDER BY id")
@@ -50,9 +50,9 @@ def test_updating_query_into_upsert_table(session, postgres, guarantee):
     t = postgres.new_table("bucket bigint PRIMARY KEY, n bigint, total bigint")
     session.execute_sql("SET 'sqlengine.source.max-rows-per-epoch' = '70'")
     session.execute_sql(SRC)
-    session.execute_sql(postgres.ddl("out", t, "bucket BIGINT, n BIGINT, total BIGINT, PRIMARY KEY (bucket) NOT ENFORCED",
+    session.execute_sql(postgres.ddl("`out`", t, "bucket BIGINT, n BIGINT, total BIGINT, PRIMARY KEY (bucket) NOT ENFORCED",
                                      f", 'sink.delivery-guarantee' = '{guarantee}'"))
-    session.execute_sql("INSERT INTO out SELECT id % 7, COUNT(*), SUM(id) FROM src GROUP BY id % 7 "
+    session.execute_sql("INSERT INTO `out` SELECT id % 7, COUNT(*), SUM(id) FROM src GROUP BY id % 7 "
                         "HAVING COUNT(*) < 43 OR id % 7 = 0").wait()
     expected = {}
     for b in range(7):
@@ -115,8 +115,8 @@ def test_job_start_recovers_a_sink_that_gets_no_rows(session, postgres):
     out = postgres.new_table("id bigint")
     postgres.run(f"INSERT INTO {src} SELECT g FROM generate_series(1, 5) g")
     session.execute_sql(postgres.ddl("src", src, "id BIGINT"))
-    session.execute_sql(postgres.ddl("out", out, "id BIGINT", ", 'sink.delivery-guarantee' = 'exactly-once'"))
-    insert = "INSERT INTO out SELECT id FROM src WHERE id > 0"
+    session.execute_sql(postgres.ddl("`out`", out, "id BIGINT", ", 'sink.delivery-guarantee' = 'exactly-once'"))
+    insert = "INSERT INTO `out` SELECT id FROM src WHERE id > 0"
     sinks = "SELECT DISTINCT sink FROM sqlengine_sink_epochs"
     before = set(postgres.run(sinks)) if postgres.run("SELECT to_regclass('sqlengine_sink_epochs')")[0][0] else set()
     session.execute_sql(insert).wait()
@@ -181,7 +181,7 @@ def test_lookup_join_reads_the_table_as_it_is(session, postgres, tmp_path, monke
                         "'fields.id.kind' = 'sequence', 'fields.id.start' = '0', 'fields.id.end' = '99')")
     assert "*PROCTIME*" in session.execute_sql("DESCRIBE orders").render()
     session.execute_sql(postgres.ddl("dim", dim, "id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED"))
-    session.execute_sql(postgres.ddl("out", out, "id BIGINT, name STRING"))
+    session.execute_sql(postgres.ddl("`out`", out, "id BIGINT, name STRING"))
     pause = tmp_path / "pause"
     pause.mkdir()
     monkeypatch.setenv("SQLENGINE_FAULT", "epoch-start")
@@ -191,7 +191,7 @@ def test_lookup_join_reads_the_table_as_it_is(session, postgres, tmp_path, monke
 
     def run():
         try:
-            session.execute_sql("INSERT INTO out SELECT o.id, d.name FROM orders AS o LEFT JOIN dim "
+            session.execute_sql("INSERT INTO `out` SELECT o.id, d.name FROM orders AS o LEFT JOIN dim "
                                 "FOR SYSTEM_TIME AS OF o.proc AS d ON o.cid = d.id").wait()
         except Exception as e:  # noqa: BLE001
             errors.append(e)

@@ -150,8 +150,8 @@ def test_debezium_json_from_kafka_joined(session, kafka_bootstrap):
                         f"'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', "
                         f"'format' = 'debezium-json')")
     session.execute_sql("CREATE TEMPORARY VIEW names AS SELECT * FROM (VALUES ('ann', 'A'), ('cat', 'C')) "
-                        "AS t(name, initial)")
-    rows = session.execute_sql("SELECT u.id, n.initial, u.score FROM users u JOIN names n ON u.name = n.name").collect()
+                        "AS t(name, `initial`)")
+    rows = session.execute_sql("SELECT u.id, n.`initial`, u.score FROM users u JOIN names n ON u.name = n.name").collect()
     assert materialize(rows) == Counter({(1, "A", 12): 1, (2, "C", 20): 1})
 
 

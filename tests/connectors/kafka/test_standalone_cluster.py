@@ -92,10 +92,10 @@ CREATE TABLE bids (id BIGINT, item STRING, price INT, ts TIMESTAMP(3),
   WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
   WITH ('connector' = 'kafka', 'topic' = '{src}', 'properties.bootstrap.servers' = '{bs}',
         'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', 'format' = 'json');
-CREATE TABLE out (item STRING, window_start TIMESTAMP(3), n BIGINT, total BIGINT)
+CREATE TABLE `out` (item STRING, window_start TIMESTAMP(3), n BIGINT, total BIGINT)
   WITH ('connector' = 'kafka', 'topic' = '{dst}', 'properties.bootstrap.servers' = '{bs}', 'format' = 'json',
         'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = 'cluster-{dst}');
-INSERT INTO out SELECT item, window_start, COUNT(*), SUM(price)
+INSERT INTO `out` SELECT item, window_start, COUNT(*), SUM(price)
 FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY item, window_start, window_end;
 """)
     res = subprocess.run([sys.executable, "-m", "shell.cli", "-D", f"spark.master={url}", "-f", str(script),
