@@ -11,11 +11,11 @@ def window_tvfs() -> tuple[str, ...]:
 
 def builtin_functions() -> dict[str, str]:
     """Flink's built-in functions: name -> function | aggregate function | window function."""
-    from sqlengine.binder.over import OFFSET_FNS, RANKING
+    from sqlengine.binder.over import BATCH_RANKING, OFFSET_FNS, RANKING
     from sqlengine.functions.registry import AGGREGATES, SCALARS
     found = {n: "function" for n in SCALARS}
     found.update({n: "aggregate function" for n in AGGREGATES})
-    found.update({n: "window function" for n in RANKING + OFFSET_FNS})
+    found.update({n: "window function" for n in RANKING + OFFSET_FNS + tuple(BATCH_RANKING)})
     return found
 
 

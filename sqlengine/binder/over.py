@@ -18,6 +18,8 @@ from sqlengine.errors import UnsupportedError, ValidationError
 from sqlengine.plan import nodes as P
 
 RANKING = ("ROW_NUMBER", "RANK", "DENSE_RANK")
+# Ranking functions Flink runs in batch mode only, and their result types.
+BATCH_RANKING = {"PERCENT_RANK": T.DOUBLE(False), "CUME_DIST": T.DOUBLE(False), "NTILE": T.BIGINT(False)}
 OFFSET_FNS = ("LAG", "LEAD")
 
 
@@ -124,10 +126,13 @@ def _fname(node: exp.Expression) -> str:
 
 def _bind_call(qb, fn: exp.Expression, binder: ExprBinder, order, schema, spec, w) -> P.OverCall:
     name = _fname(fn)
-    if name in RANKING:
+    if name in BATCH_RANKING and qb.streaming:
+        raise UnsupportedError(f"{name} Function is not supported in stream mode.", qb.span(fn))
+    if name in RANKING or name in BATCH_RANKING:
         if not order:
             raise ValidationError(f"{name}() requires an ORDER BY in its OVER clause", qb.span(w))
-        return P.OverCall(name, (), T.BIGINT(False), P.Frame("ROWS", None, 0))
+        args = _ntile_buckets(qb, fn, binder) if name == "NTILE" else ()
+        return P.OverCall(name, args, BATCH_RANKING.get(name, T.BIGINT(False)), P.Frame("ROWS", None, 0))
     frame = _frame(qb, spec, order, schema, w)
     _check_streaming(qb, order, schema, frame, w)
     if name in OFFSET_FNS:
@@ -138,6 +143,17 @@ def _bind_call(qb, fn: exp.Expression, binder: ExprBinder, order, schema, spec, 
     if call.filter is not None:
         raise UnsupportedError("FILTER in OVER aggregates is not supported", qb.span(fn))
     return P.OverCall(call.name, call.args, call.type, frame, call.distinct)
+
+
+def _ntile_buckets(qb, fn: exp.Expression, binder: ExprBinder) -> tuple[P.Expr, ...]:
+    """NTILE's one argument: a positive integer literal (its number of buckets)."""
+    args = [fn.this] + list(fn.expressions or []) if fn.this is not None else list(fn.expressions or [])
+    bound = [binder.bind(a) for a in args]
+    if len(bound) != 1 or not isinstance(bound[0], P.Lit) or not isinstance(bound[0].value, int) \
+            or bound[0].value <= 0:
+        raise ValidationError("NTILE takes one argument, a positive integer literal (its number of buckets)",
+                              qb.span(fn))
+    return tuple(bound)
 
 
 def _check_streaming(qb, order, schema, frame: P.Frame, w) -> None:

@@ -1,8 +1,9 @@
 """The logical plan: frozen dataclass nodes with derived schemas.
 
-Expressions are bound (columns are input positions, every node has a Flink type).
-Each relational node's class name is its EXPLAIN label; ``children()`` and
-``with_children()`` let rules rewrite the tree bottom-up.
+Expressions are bound (columns are input positions, every node has a Flink type); one
+generic ``Expr.transform`` rewrites them. ``children()`` and ``with_children()`` let rules
+rewrite the tree bottom-up. How a node is explained and run is its operator's business
+(``physical/operators``).
 """
 from __future__ import annotations
 
@@ -184,9 +185,6 @@ class TableScan(Node):
     def schema(self) -> tuple[Field, ...]:
         return self.fields
 
-    def explain(self) -> str:
-        return f"TableSourceScan(table=[[{self.table.replace('.', ', ')}]], fields=[{', '.join(self.names())}])"
-
 
 @dataclass(frozen=True)
 class ChangelogNormalize(Unary):
@@ -200,10 +198,6 @@ class ChangelogNormalize(Unary):
     def schema(self) -> tuple[Field, ...]:
         return self.input.schema
 
-    def explain(self) -> str:
-        names = self.input.names()
-        return f"ChangelogNormalize(key=[{', '.join(names[k] for k in self.keys)}])"
-
 
 @dataclass(frozen=True)
 class Values(Node):
@@ -213,9 +207,6 @@ class Values(Node):
     @property
     def schema(self) -> tuple[Field, ...]:
         return self.fields
-
-    def explain(self) -> str:
-        return f"Values(tuples=[{', '.join('{' + ', '.join(map(str, r)) + '}' for r in self.rows)}])"
 
 
 @dataclass(frozen=True)
@@ -229,12 +220,6 @@ class Calc(Unary):
     def schema(self) -> tuple[Field, ...]:
         return tuple(Field(n, e.type) for n, e in zip(self.out_names, self.projections))
 
-    def explain(self) -> str:
-        sel = ", ".join(str(e) if (isinstance(e, ColRef) and e.name == n) else f"{e} AS {n}"
-                        for e, n in zip(self.projections, self.out_names))
-        where = f", where=[{self.condition}]" if self.condition is not None else ""
-        return f"Calc(select=[{sel}]{where})"
-
 
 @dataclass(frozen=True)
 class WatermarkAssigner(Unary):
@@ -245,10 +230,6 @@ class WatermarkAssigner(Unary):
     @property
     def schema(self):
         return self.input.schema
-
-    def explain(self) -> str:
-        name = self.input.schema[self.rowtime].name
-        return f"WatermarkAssigner(rowtime=[{name}], watermark=[({name} - {self.delay_ms}:INTERVAL SECOND)])"
 
 
 @dataclass(frozen=True)
@@ -296,9 +277,6 @@ class WindowTableFunction(Unary):
         wt = DataType(t.root, False, precision=t.precision, time_attr=t.time_attr if self.streaming else None)
         return self.input.schema + (Field("window_start", ts), Field("window_end", ts), Field("window_time", wt))
 
-    def explain(self) -> str:
-        return f"WindowTableFunction(window=[{self.window.describe(self.input.names())}])"
-
 
 @dataclass(frozen=True)
 class Expand(Unary):
@@ -318,12 +296,6 @@ class Expand(Unary):
                        if any(k not in s for s in self.sets) else Field(ins[k].name, ins[k].type.with_time_attr(None))
                        for k in self.keys)
         return ins + copies + (Field("$e", DataType("INT", False)),)
-
-    def explain(self) -> str:
-        names = self.input.names()
-        projects = ", ".join("{" + ", ".join(names + [names[k] if k in s else f"null AS {names[k]}" for k in self.keys])
-                             + f", {g} AS $e" + "}" for g, s in enumerate(self.sets))
-        return f"Expand(projects=[{projects}])"
 
 
 @dataclass(frozen=True)
@@ -351,12 +323,6 @@ class Aggregate(Unary):
                          if any(k not in s for s in self.grouping_sets) else f
                          for k, f in zip(self.keys, keys))
         return keys + tuple(Field(n, a.type) for n, a in zip(self.agg_names, self.aggs))
-
-    def explain(self) -> str:
-        names = self.input.names()
-        keys = ", ".join(names[k] for k in self.keys)
-        sel = ", ".join([names[k] for k in self.keys] + [f"{a} AS {n}" for a, n in zip(self.aggs, self.agg_names)])
-        return f"GroupAggregate(groupBy=[{keys}], select=[{sel}])"
 
 
 @dataclass(frozen=True)
@@ -389,14 +355,6 @@ class WindowAggregate(Unary):
                 out += (Field(n, DataType("TIMESTAMP", False, precision=3)),)
         return out + tuple(Field(n, a.type) for n, a in zip(self.agg_names, self.aggs))
 
-    def explain(self) -> str:
-        names = self.input.names()
-        keys = ", ".join(names[k] for k in self.keys)
-        sel = ", ".join([names[k] for k in self.keys] + [f"{a} AS {n}" for a, n in zip(self.aggs, self.agg_names)]
-                        + [f"{p.replace('window_', '')}('w$) AS {n}" for p, n in zip(self.props, self.prop_names)])
-        return (f"WindowAggregate(groupBy=[{keys}], window=[{self.window.describe(names)}], "
-                f"select=[{sel}])")
-
 
 @dataclass(frozen=True)
 class Union(Node):
@@ -411,9 +369,6 @@ class Union(Node):
     @property
     def schema(self):
         return self.inputs[0].schema
-
-    def explain(self) -> str:
-        return f"Union(all=[true], union=[{', '.join(self.names())}])"
 
 
 @dataclass(frozen=True)
@@ -434,14 +389,6 @@ class Sort(Unary):
     def schema(self):
         return self.input.schema
 
-    def explain(self) -> str:
-        names = self.input.names()
-        order = ", ".join(f"{names[k.index]} {'ASC' if k.ascending else 'DESC'}" for k in self.keys)
-        lim = f", offset=[{self.offset}], fetch=[{self.limit}]" if self.limit is not None else ""
-        return (f"SortLimit(orderBy=[{order}]{lim})" if self.limit is not None and self.keys
-                else f"Limit(offset=[{self.offset}], fetch=[{self.limit}])" if not self.keys
-                else f"Sort(orderBy=[{order}])")
-
 
 @dataclass(frozen=True)
 class Sink(Unary):
@@ -458,9 +405,6 @@ class Sink(Unary):
     @property
     def schema(self):
         return self.fields
-
-    def explain(self) -> str:
-        return f"Sink(table=[{self.table}], fields=[{', '.join(f.name for f in self.fields)}])"
 
 
 def walk(node: Node):
@@ -521,10 +465,6 @@ class Join(Node):
         return {"INNER": "InnerJoin", "LEFT": "LeftOuterJoin", "RIGHT": "RightOuterJoin",
                 "FULL": "FullOuterJoin", "SEMI": "LeftSemiJoin", "ANTI": "LeftAntiJoin"}[self.kind]
 
-    def explain(self) -> str:
-        return (f"Join(joinType=[{self.join_type()}], where=[{self.condition}], "
-                f"select=[{', '.join(self.names())}])")
-
 
 @dataclass(frozen=True)
 class IntervalJoin(Join):
@@ -537,11 +477,6 @@ class IntervalJoin(Join):
     lower_ms: int = 0
     upper_ms: int = 0
 
-    def explain(self) -> str:
-        return (f"IntervalJoin(joinType=[{self.join_type()}], windowBounds=[isRowTime=true, "
-                f"leftLowerBound={-self.upper_ms}, leftUpperBound={-self.lower_ms}], "
-                f"where=[{self.condition}], select=[{', '.join(self.names())}])")
-
 
 @dataclass(frozen=True)
 class WindowJoin(Join):
@@ -552,10 +487,6 @@ class WindowJoin(Join):
     left_window: tuple[int, int] = (-1, -1)
     right_window: tuple[int, int] = (-1, -1)
 
-    def explain(self) -> str:
-        return (f"WindowJoin(joinType=[{self.join_type()}], where=[{self.condition}], "
-                f"select=[{', '.join(self.names())}])")
-
 
 @dataclass(frozen=True)
 class TemporalJoin(Join):
@@ -565,10 +496,6 @@ class TemporalJoin(Join):
 
     left_time: int = -1
     right_time: int = -1
-
-    def explain(self) -> str:
-        return (f"TemporalJoin(joinType=[{self.join_type()}], where=[{self.condition}], "
-                f"select=[{', '.join(self.names())}])")
 
 
 @dataclass(frozen=True)
@@ -611,13 +538,6 @@ class Over(Unary):
     def schema(self):
         return self.input.schema + tuple(Field(n, c.type) for n, c in zip(self.call_names, self.calls))
 
-    def explain(self) -> str:
-        names = self.input.names()
-        order = ", ".join(f"{names[k.index]} {'ASC' if k.ascending else 'DESC'}" for k in self.order_keys)
-        calls = ", ".join(f"{c} AS {n}" for c, n in zip(self.calls, self.call_names))
-        return (f"OverAggregate(partitionBy=[{', '.join(names[k] for k in self.partition_keys)}], "
-                f"orderBy=[{order}], select=[{', '.join(names)}, {calls}])")
-
 
 @dataclass(frozen=True)
 class Rank(Unary):
@@ -644,17 +564,6 @@ class Rank(Unary):
                 and not self.output_rank and len(self.order_keys) == 1
                 and self.input.schema[self.order_keys[0].index].type.time_attr is not None)
 
-    def explain(self) -> str:
-        names = self.input.names()
-        part = ", ".join(names[k] for k in self.partition_keys)
-        if self.is_deduplicate():
-            keep = "LastRow" if not self.order_keys[0].ascending else "FirstRow"
-            return f"Deduplicate(keep=[{keep}], key=[{part}], order=[{names[self.order_keys[0].index]}])"
-        order = ", ".join(f"{names[k.index]} {'ASC' if k.ascending else 'DESC'}" for k in self.order_keys)
-        return (f"Rank(strategy=[AppendFastStrategy], rankType=[{self.rank_fn}], "
-                f"rankRange=[rankStart={self.rank_start}, rankEnd={self.rank_end}], "
-                f"partitionBy=[{part}], orderBy=[{order}], select=[{', '.join(self.names())}])")
-
 
 @dataclass(frozen=True)
 class Unnest(Unary):
@@ -671,6 +580,3 @@ class Unnest(Unary):
     @property
     def schema(self):
         return self.input.schema + self.out_fields
-
-    def explain(self) -> str:
-        return f"Correlate(invocation=[$UNNEST_ROWS$1({self.expr})], select=[{', '.join(self.names())}])"

@@ -270,7 +270,8 @@ def test_rank_functions(st, fn):
 def test_dedup_without_rank_column(st):
     plan = bind(st, TOPN.format(cols="id, cur", fn="ROW_NUMBER", order="ts DESC", cond="rn = 1"))
     r = one(plan, P.Rank)
-    assert not r.output_rank and r.is_deduplicate() and "Deduplicate(keep=[LastRow]" in r.explain()
+    from sqlengine.physical.operators import operator_for
+    assert not r.output_rank and r.is_deduplicate() and "Deduplicate(keep=[LastRow]" in operator_for(r).explain(r)
     assert updating_node(plan, True) is not None
 
 

@@ -8,18 +8,13 @@ A restore path that holds no checkpoint is an error, not a fresh start."""
 from __future__ import annotations
 
 import json
-import os
 import random
-import signal
-import subprocess
-import sys
-import time
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import ROOT, read_rows, run_cli
+from tests.e2e.conftest import kill_after_commits, read_rows, run_cli
 
 SCRIPT = """
 CREATE TABLE orders (ot TIMESTAMP(3), cid INT, amount INT,
@@ -54,28 +49,13 @@ def _args(ckpt: Path, parallelism: int, *extra: str) -> list[str]:
             *extra]
 
 
-def _commits(ckpt: Path) -> int:
-    """Committed epochs in Spark's commit log (``<root>/<job>/<query>/commits/<n>``)."""
-    try:
-        return sum(1 for f in ckpt.glob("*/*/commits/*") if f.name.isdigit())
-    except OSError:  # a folder vanished while listed
-        return 0
-
-
 def _rows(folder: Path) -> Counter:
     return Counter(json.dumps(r, sort_keys=True) for r in read_rows(folder))
 
 
 def _kill_midway(script: Path, ckpt: Path, commits: int = 2) -> None:
     """Run ``script`` with parallelism 1 and SIGKILL it after ``commits`` committed epochs."""
-    cmd = [sys.executable, "-m", "shell.cli", "-D", "spark.master=local[2]", "-f", str(script), *_args(ckpt, 1)]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-    deadline = time.monotonic() + 300
-    while _commits(ckpt) < commits and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.1)  # watching another process's checkpoint, not waiting for a result
-    assert proc.poll() is None, "the job must still be running when it is killed"
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
+    kill_after_commits(["-f", str(script), *_args(ckpt, 1)], ckpt, commits)
 
 
 def _windows_joined(orders: list[dict]) -> Counter:

@@ -9,15 +9,10 @@ in ``debezium-json`` (its materialized rows are compared)."""
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
 from collections import Counter
 from pathlib import Path
 
-from tests.e2e.conftest import ROOT, read_rows, run_cli
+from tests.e2e.conftest import kill_after_commits, read_rows, run_cli
 
 HERE = Path(__file__).parent / "rescale"
 
@@ -53,32 +48,15 @@ def _args(ckpt: Path, parallelism: int, restore: bool) -> list[str]:
     return out + (["-D", f"execution.state-recovery.path={ckpt / 'rescale'}"] if restore else [])
 
 
-def _commits(ckpt: Path) -> int:
-    """Committed epochs in Spark's commit log (``<root>/<job>/<query>/commits/<n>``)."""
-    try:
-        return sum(1 for f in ckpt.glob("*/*/commits/*") if f.name.isdigit())
-    except OSError:  # a folder vanished while listed
-        return 0
-
-
 def _parallelism_of_last_epoch(ckpt: Path) -> int:
     """The tasks the last committed epoch ran with (the epoch facts the runtime keeps)."""
     metas = sorted(ckpt.glob("*/*/state/_meta/*.json"), key=lambda p: int(p.stem))
     return json.loads(metas[-1].read_text())["parallelism"]
 
 
-def _run_until(script: Path, ckpt: Path, parallelism: int, restore: bool, commits: int) -> None:
-    """Run ``script`` and SIGKILL it once ``commits`` epochs are committed in all."""
-    cmd = [sys.executable, "-m", "shell.cli", "-D", "spark.master=local[2]", "-f", str(script),
-           *_args(ckpt, parallelism, restore)]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-    deadline = time.monotonic() + 300
-    while _commits(ckpt) < commits and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.1)  # watching another process's checkpoint, not waiting for a result
-    if proc.poll() is not None:
-        raise AssertionError("the job must still be running when it is killed:\n" + proc.stderr.read().decode()[-2000:])
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
+def _run_until(script: Path, ckpt: Path, parallelism: int, restore: bool, count: int) -> None:
+    """Run ``script`` and SIGKILL it once ``count`` epochs are committed in all."""
+    kill_after_commits(["-f", str(script), *_args(ckpt, parallelism, restore)], ckpt, count)
 
 
 def _windows(out: Path) -> Counter:
@@ -119,9 +97,9 @@ def test_sigkill_then_restore_at_4_then_at_3_tasks(tmp_path):
     script = split / "job.sql"
     script.write_text(SCRIPT.format(src=HERE / "input", out=split / "out"))
     ckpt = split / "ckpt"
-    _run_until(script, ckpt, 2, False, commits=3)
+    _run_until(script, ckpt, 2, False, count=3)
     assert _parallelism_of_last_epoch(ckpt) == 2
-    _run_until(script, ckpt, 4, True, commits=6)
+    _run_until(script, ckpt, 4, True, count=6)
     assert _parallelism_of_last_epoch(ckpt) == 4
     assert sum(_windows(split / "out").values()) < sum(_flink("windows_out").values()), "killed midway"
     res = run_cli("-f", str(script), *_args(ckpt, 3, True))

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from sqlengine.api.session import Session
+from sqlengine.dialect import parse_one
 from tests.e2e.conftest import BIDS_DDL, read_rows, run_cli
 
 DDL = BIDS_DDL + """
@@ -118,3 +119,25 @@ def test_statement_set_restarts_from_its_checkpoint_without_duplicates(spark, tm
                                                "execution.state-recovery.path": job.checkpoint_root})
     s2.execute_sql(SET).wait()
     assert _outputs(tmp_path / "split") == expected
+
+
+def test_a_mixed_statement_set_runs_the_dag_explain_printed(spark, tmp_path):
+    """A statement set mixing a bounded INSERT ... VALUES and a streaming INSERT is one DAG:
+    EXPLAIN prints its tasks, and the job's stateful operator keeps its state under the id
+    that DAG gave it (the static part runs as a batch job over its part of the same DAG)."""
+    _input(tmp_path / "in.jsonl")
+    s = _session(spark, tmp_path, "mixed")
+    mixed = (f"EXECUTE STATEMENT SET BEGIN\nINSERT INTO cheap VALUES (TIMESTAMP '2024-01-01 00:00:00', 1.5, 'Z');\n"
+             f"{WINDOWED};\nEND")
+    explained = s.execute_sql("EXPLAIN " + mixed).text
+    planned = s.planner().plan(parse_one(mixed), mixed).dag
+    tasks = [t.number for t in planned.tasks()]
+    assert [line.split(" (")[0] for line in explained.splitlines() if line.startswith("Task ")] == \
+        [f"Task {n}" for n in tasks]
+    job = s.execute_sql(mixed).wait().job
+    assert job.status == "FINISHED"
+    stateful = {pn.id for pn in planned.nodes if pn.op.stateful}
+    folders = {p.name for p in Path(job.checkpoint_root).glob("*/state/*") if p.name != "_meta"}
+    assert folders and folders <= stateful, (folders, stateful)
+    windows, cheap = _outputs(tmp_path / "mixed")
+    assert len(windows) == 30 * 3 and any(",Z" in line for line in cheap)

@@ -91,7 +91,7 @@ def run(shell, source: str):
 
 def test_variables_in_a_cell_and_html_escaping(ipython):
     ipython.user_ns.update(who="<b>Tom & Jerry</b>", n=41)
-    result, out = run(ipython, "%%sql -o df\nSELECT :who AS who, :n + 1 AS next, CAST(NULL AS INT) AS nothing")
+    result, out = run(ipython, "%%sql -o df\nSELECT :who AS who, :n + 1 AS `next`, CAST(NULL AS INT) AS nothing")
     assert result.success
     (shown,) = out.outputs
     html = shown.data["text/html"]

@@ -9,15 +9,41 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from sqlengine import types as T
-from sqlengine.hidden import COUNT, OP, TASK, Lowered, fcol, fcols
+from sqlengine.hidden import COUNT, OP, TASK, Lowered, drop_eoi, fcol, fcols
+from sqlengine.physical.operator import Operator
 from sqlengine.physical.shared.logs import append_log
 from sqlengine.plan import nodes as P
+from sqlengine.plan.dag import ALL_KINDS, BROADCAST, FORWARD, INSERT_ONLY, SINGLE, Edge, hash_edge
 from sqlengine.runtime.context import BatchContext, EpochContext
 from sqlengine.runtime.delta import columns, emit_inserts_deletes, epoch_delta, expand, key_frame, net
 from sqlengine.runtime.state import Table
 
 HOW = {"INNER": "inner", "LEFT": "left_outer", "RIGHT": "right_outer", "FULL": "full_outer",
        "SEMI": "left_semi", "ANTI": "left_anti"}
+
+
+class JoinOperator(Operator):
+    """What the join operators share: hashed on the equi keys (without equi keys one task
+    per side in streaming, the right side broadcast in batch), insert-only out of
+    insert-only inputs, one Spark join in batch. ``kind`` names the operator in EXPLAIN."""
+
+    stateful = True
+    kind = "Join"
+
+    def explain(self, node: P.Join) -> str:
+        return (f"{self.kind}(joinType=[{node.join_type()}], where=[{node.condition}], "
+                f"select=[{', '.join(node.names())}])")
+
+    def edges(self, node: P.Join, streaming: bool) -> list[Edge]:
+        if not node.left_keys:
+            return [SINGLE, SINGLE] if streaming else [FORWARD, BROADCAST]
+        return [hash_edge(node.left, node.left_keys), hash_edge(node.right, node.right_keys)]
+
+    def changelog(self, node: P.Join, inputs: list[frozenset]) -> frozenset:
+        return ALL_KINDS if any(i != INSERT_ONLY for i in inputs) else INSERT_ONLY
+
+    def lower(self, ctx: BatchContext, node: P.Join, left: Lowered, right: Lowered) -> Lowered:
+        return Lowered(batch_join(ctx, node, drop_eoi(left).df, drop_eoi(right).df))
 
 
 # -- batch ---------------------------------------------------------------------------------

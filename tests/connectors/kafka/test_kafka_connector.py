@@ -307,7 +307,7 @@ def test_json_values_decoded_by_the_reader_read_as_spark_reads_them(session, kaf
     ways."""
     from tests.connectors.formats.test_json_arrow import TAKEN
     cols = ("ti TINYINT, si SMALLINT, i INT, b BIGINT, ok BOOLEAN, s STRING, v VARCHAR(5), ts TIMESTAMP(3), "
-            "day DATE, tm TIME(0), `odd name` INT")
+            "`day` DATE, tm TIME(0), `odd name` INT")
     plain = new_topic(kafka_bootstrap, 2)
     produce(kafka_bootstrap, plain, [{"value": line, "partition": i % 2} for i, line in enumerate(TAKEN[:8] * 50)])
     mixed = new_topic(kafka_bootstrap, 2)

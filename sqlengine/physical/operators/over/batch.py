@@ -45,6 +45,8 @@ def frame_window(node: P.Over, frame: P.Frame) -> WindowSpec:
 def over_column(ctx: BatchContext, node: P.Over, call: P.OverCall) -> Column:
     if call.name in RANKING:
         return RANKING[call.name]().over(window(node.partition_keys, node.order_keys)).cast("long")
+    if call.name in BATCH_RANKING:
+        return BATCH_RANKING[call.name](node, call)
     if call.name in ("LAG", "LEAD"):
         fn = F.lag if call.name == "LAG" else F.lead
         args = [ctx.expr(a) for a in call.args]
@@ -58,6 +60,22 @@ def over_column(ctx: BatchContext, node: P.Over, call: P.OverCall) -> Column:
     cols = [ctx.expr(a) for a in call.args]
     return fn.lower_over(cols, [to_arg(a) for a in call.args], call.type, call.distinct, None,
                          ctx.functions, frame_window(node, call.frame))
+
+
+def _cume_dist(node: P.Over, call: P.OverCall) -> Column:
+    """Flink's CUME_DIST: the row's number over the partition's rows (peers are not
+    counted together: Flink 2.3 gives 0.5 and 0.75 to two equal values of four rows)."""
+    partition = window(node.partition_keys, ()).rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing)
+    number = F.row_number().over(window(node.partition_keys, node.order_keys))
+    return number.cast("double") / F.count(F.lit(1)).over(partition).cast("double")
+
+
+BATCH_RANKING = {
+    "PERCENT_RANK": lambda node, call: F.percent_rank().over(window(node.partition_keys, node.order_keys)),
+    "CUME_DIST": _cume_dist,
+    "NTILE": lambda node, call: F.ntile(int(call.args[0].value)).over(
+        window(node.partition_keys, node.order_keys)).cast("long"),
+}
 
 
 def batch_over(ctx: BatchContext, node: P.Over, df: DataFrame) -> DataFrame:

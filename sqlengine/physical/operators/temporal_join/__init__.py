@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from connectors.base import factory_for
 from sqlengine.hidden import Lowered, drop_eoi
-from sqlengine.physical.operator import Operator, register
+from sqlengine.physical.operator import register
 from sqlengine.physical.operators.temporal_join.epoch import epoch_temporal_join
-from sqlengine.physical.shared.joins import batch_temporal_join
+from sqlengine.physical.shared.joins import JoinOperator, batch_temporal_join
 from sqlengine.plan import nodes as P
-from sqlengine.plan.dag import ALL_KINDS, INSERT_ONLY, Edge, hash_edge
+from sqlengine.plan.dag import Edge, hash_edge
 from sqlengine.runtime.context import BatchContext, EpochContext
 
 
@@ -31,13 +31,9 @@ def lookup_side(node: P.TemporalJoin) -> "P.TableScan | None":
 
 
 @register(P.TemporalJoin)
-class TemporalJoin(Operator):
-    stateful = True
+class TemporalJoin(JoinOperator):
     insert_only_inputs = "StreamPhysicalTemporalJoin"
-
-    def explain(self, node: P.TemporalJoin) -> str:
-        return (f"TemporalJoin(joinType=[{node.join_type()}], where=[{node.condition}], "
-                f"select=[{', '.join(node.names())}])")
+    kind = "TemporalJoin"
 
     def checked_inputs(self, node: P.TemporalJoin) -> tuple[P.Node, ...]:
         return (node.left,)  # the versioned side may be a changelog
@@ -51,9 +47,6 @@ class TemporalJoin(Operator):
 
     def edges(self, node: P.TemporalJoin, streaming: bool) -> list[Edge]:
         return [hash_edge(node.left, node.left_keys), hash_edge(node.right, node.right_keys)]
-
-    def changelog(self, node: P.TemporalJoin, inputs: list[frozenset]) -> frozenset:
-        return ALL_KINDS if any(i != INSERT_ONLY for i in inputs) else INSERT_ONLY
 
     def lower(self, ctx: BatchContext, node: P.TemporalJoin, left: Lowered, right: Lowered) -> Lowered:
         return Lowered(batch_temporal_join(ctx, node, drop_eoi(left).df, drop_eoi(right).df))

@@ -6,24 +6,20 @@ from __future__ import annotations
 
 from pyspark.sql import functions as F
 
-from sqlengine.hidden import COUNT, Lowered, drop_eoi, fcols
-from sqlengine.physical.operator import Operator, register
-from sqlengine.physical.shared.joins import batch_join, join_frames, join_key
+from sqlengine.hidden import COUNT, Lowered, fcols
+from sqlengine.physical.operator import register
+from sqlengine.physical.shared.joins import JoinOperator, join_frames, join_key
 from sqlengine.physical.shared.windows import close, pend
 from sqlengine.plan import nodes as P
-from sqlengine.plan.dag import ALL_KINDS, INSERT_ONLY, Edge, hash_edge
-from sqlengine.runtime.context import BatchContext, EpochContext
+from sqlengine.plan.dag import Edge, hash_edge
+from sqlengine.runtime.context import EpochContext
 from sqlengine.runtime.delta import expand
 
 
 @register(P.WindowJoin)
-class WindowJoin(Operator):
-    stateful = True
+class WindowJoin(JoinOperator):
     insert_only_inputs = "StreamPhysicalWindowJoin"
-
-    def explain(self, node: P.WindowJoin) -> str:
-        return (f"WindowJoin(joinType=[{node.join_type()}], where=[{node.condition}], "
-                f"select=[{', '.join(node.names())}])")
+    kind = "WindowJoin"
 
     def reads_watermark(self, node: P.WindowJoin) -> bool:
         return True
@@ -31,12 +27,6 @@ class WindowJoin(Operator):
     def edges(self, node: P.WindowJoin, streaming: bool) -> list[Edge]:
         return [hash_edge(node.left, node.left_keys + node.left_window),
                 hash_edge(node.right, node.right_keys + node.right_window)]
-
-    def changelog(self, node: P.WindowJoin, inputs: list[frozenset]) -> frozenset:
-        return ALL_KINDS if any(i != INSERT_ONLY for i in inputs) else INSERT_ONLY
-
-    def lower(self, ctx: BatchContext, node: P.WindowJoin, left: Lowered, right: Lowered) -> Lowered:
-        return Lowered(batch_join(ctx, node, drop_eoi(left).df, drop_eoi(right).df))
 
     def lower_epoch(self, ctx: EpochContext, node: P.WindowJoin, left: Lowered, right: Lowered) -> Lowered:
         if ctx.idle((left, right), on_watermark=True):
