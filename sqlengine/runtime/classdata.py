@@ -68,8 +68,12 @@ def archive_key(conf: dict[str, str]) -> Optional[str]:
     if jvm is None:
         return None
     st = jvm.stat()
-    parts = [str(jvm), str(st.st_size), str(int(st.st_mtime)),
-             os.path.realpath(os.path.dirname(pyspark.__file__)), pyspark.__version__,
+    home = os.path.realpath(os.path.dirname(pyspark.__file__))
+    jars = os.path.join(home, "jars")
+    # The JVM maps an archive only over the very jar files it was made from (their times
+    # and sizes): a PySpark installed again at the same path needs an archive of its own.
+    installed = str(int(os.stat(jars).st_mtime)) if os.path.isdir(jars) else ""
+    parts = [str(jvm), str(st.st_size), str(int(st.st_mtime)), home, pyspark.__version__, installed,
              os.environ.get("SPARK_HOME", "")]  # the jars' paths (spark.workers_spark_home)
     parts += [f"{k}={conf.get(k, '')}" for k in _KEYED_CONF]
     return hashlib.sha1("\n".join(parts).encode()).hexdigest()[:16]
