@@ -15,12 +15,12 @@ rt        ``__rt``    a row's event time once past a watermark assigner
 updating  ``__op``    the row kind of an updating changelog: ``+I -U +U -D``
 split     ``__split`` the source split of a row (a Kafka partition), up to its
                       watermark assigner (per-split watermarks)
-keyed     ``__task``  the task (key-group range) a hash exchange routed the row to;
-                      a stateful operator keeps it among its keys so Spark never
-                      shuffles the rows again (``runtime/keygroups``)
 ========  ==========  ================================================================
 
-Columns that never leave one module are not listed here.
+Inside a stateful operator, behind its hash exchange, every frame also carries
+``__task``: the task (a key-group range) the exchange routed the row to; the operator
+keeps it among its keys so that Spark never moves the rows again, and drops it from its
+output (``runtime/keygroups.py``). Columns that never leave one module are not listed.
 """
 from __future__ import annotations
 
@@ -79,12 +79,11 @@ class Lowered:
     rt: bool = False
     empty: bool = False
     split: bool = False
-    keyed: bool = False
 
     def hidden(self) -> list[Column]:
         """The hidden columns, in a fixed order (to carry them through a projection)."""
         return [F.col(c) for c, on in ((EOI, self.eoi), (RT, self.rt), (OP, self.updating),
-                                         (SPLIT, self.split), (TASK, self.keyed)) if on]
+                                         (SPLIT, self.split)) if on]
 
     def with_df(self, df: DataFrame) -> "Lowered":
         return replace(self, df=df)

@@ -8,9 +8,10 @@ Streaming owns only what it is good at: the sources, their offsets and the epoch
 sequence (offsets log + commit log = exactly once). The sources of a job are unioned
 into one streaming DataFrame of tagged rows (``multisink.tagged_union``); its
 ``foreachBatch`` function (``EpochDriver``) gets each epoch as a batch DataFrame,
-splits it per source, lowers the plan over those deltas with ``EpochLowerer``
-(stateless nodes as usual, stateful nodes incrementally against state versioned by
-epoch, see ``state.py``), and hands every sink its rows with ``Sink.write_epoch``.
+splits it per source, lowers the DAG over those deltas (``lower_epoch``: each operator's
+``lower_epoch`` with an ``EpochContext``; stateless operators as in batch, stateful ones
+incrementally against state versioned by epoch, see ``state.py``), and hands every sink
+its rows with ``Sink.write_epoch``.
 
 Event time, Flink's way: a watermark assigner's watermark after an epoch is the
 largest event time it has seen minus its delay; an operator's watermark is the

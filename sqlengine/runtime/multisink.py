@@ -3,7 +3,7 @@
 The sinks' inputs are unioned into one DataFrame of tagged rows: column ``__sink``
 (the sink's index) and one struct column per sink, ``__s<i>``, holding that sink's row
 (null in the other sinks' rows). Scans of the same table are lowered once per job
-(``LowerState.scan_cache``), and Spark maps one streaming relation used in several
+(``JobContext.scan_cache``), and Spark maps one streaming relation used in several
 branches to one source, so each source has one entry in the offsets log and the
 job has one checkpoint.
 

@@ -20,7 +20,7 @@ class LazyWatermark:
     """A watermark assigner's watermark, computed from observed metrics (the largest
     event time, ``DataFrame.observe``) of the rows that flow through it: once the
     event-time operator downstream has run an action over those rows
-    (``EpochLowerer.settle``), the value is in that action's metrics, without a pass
+    (``EpochContext.settle``), the value is in that action's metrics, without a pass
     over the epoch of its own and without caching the epoch's input for one. Needed
     before that, it runs one aggregation over the observed rows. ``finish`` turns the
     epoch's largest event time (None: no row) into the watermark."""
