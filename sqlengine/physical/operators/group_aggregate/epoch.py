@@ -121,8 +121,11 @@ def epoch_group_aggregate(ctx: EpochContext, node: P.Aggregate, child: Lowered) 
     width = len(node.input.schema)
     cols = columns(width)
     keys = [f"f{k}" for k in node.keys] + [TASK]
-    routed = ctx.exchange(child.df, [fcol(k) for k in node.keys])
-    delta = ctx.persist(epoch_delta(routed, child.updating, cols))
+    # An updating input is netted before its exchange, as Flink's local aggregation
+    # combines a bundle's changes: a retraction and an addition of one row cancel on the
+    # task that has them (Spark's partial aggregation), and only what is left moves.
+    netted = epoch_delta(child.df, child.updating, columns(width, keyed=False))
+    delta = ctx.persist(ctx.exchange(netted, [fcol(k) for k in node.keys]).select(*cols, COUNT))
     inputs = ctx.table("input", delta.schema, keys[:-1])
     touched = ctx.persist(key_frame(delta, keys))
     expiry = ctx.expiry("input", touched, keyed=bool(node.keys))

@@ -51,6 +51,21 @@ def rank_rows(node: P.Rank, df: DataFrame) -> DataFrame:
     return kept.select(*fcols(width), *extra, TASK)
 
 
+def candidates(node: P.Rank, df: DataFrame) -> DataFrame:
+    """The rows of an insert-only epoch that can enter their partition's top ``rank_end``:
+    a row outside the epoch's own top ``rank_end`` of its partition has that many rows
+    ahead of it already (for ROW_NUMBER, RANK and DENSE_RANK alike), so it never can.
+    Spark limits each of its partitions to those rows before it shuffles them
+    (``WindowGroupLimit``): the edge's exchange moves the candidates, not the epoch."""
+    width = len(node.input.schema)
+    ties = [F.col(c).asc_nulls_first() for c in fcols(width)
+            if not isinstance(df.schema[c].dataType, MapType)]
+    w = Window.partitionBy(*[col(k) for k in node.partition_keys]).orderBy(
+        *[sort_order(k) for k in node.order_keys], *ties)
+    ranked = df.select(*fcols(width)).withColumn("__rk", RANKING[node.rank_fn]().over(w))
+    return ranked.where(F.col("__rk") <= node.rank_end).drop("__rk")
+
+
 def epoch_rank(ctx: EpochContext, node: P.Rank, child: Lowered) -> Lowered:
     if is_window_rank(node) and not child.updating:
         end = next(k for k in node.partition_keys if window_prop(node.input, k) == "window_end")
@@ -58,7 +73,8 @@ def epoch_rank(ctx: EpochContext, node: P.Rank, child: Lowered) -> Lowered:
     width = len(node.input.schema)
     cols = columns(width)
     keys = [f"f{k}" for k in node.partition_keys] + [TASK]
-    routed = ctx.exchange(child.df, [col(k) for k in node.partition_keys])
+    rows = child.df if child.updating else candidates(node, child.df)
+    routed = ctx.exchange(rows, [col(k) for k in node.partition_keys])
     delta = ctx.persist(epoch_delta(routed, child.updating, cols))
     touched = ctx.persist(key_frame(delta, keys))
     table = ctx.table("input", delta.schema, keys[:-1])
