@@ -1,5 +1,5 @@
 """Key groups as Flink has them: a job killed with SIGKILL (a real CLI process) restores at
-another parallelism with no setting, twice, 2 -> 4 -> 3 tasks, over the default 128 key
+another parallelism with no setting, three times, 2 -> 4 -> 3 -> 1 tasks, over the default 128 key
 groups; each restore moves ranges of key groups between tasks, and the committed results
 equal an uninterrupted run's and Apache Flink 2.3's (``rescale/flink``, see its README).
 
@@ -80,10 +80,10 @@ def _flink(name: str) -> Counter:
                    for line in (HERE / "flink" / f"{name}.jsonl").read_text().splitlines() if line)
 
 
-def test_sigkill_then_restore_at_4_then_at_3_tasks(tmp_path):
+def test_sigkill_then_restore_at_4_then_at_3_then_at_1_task(tmp_path):
     """Killed at 2 tasks after 3 epochs, restored at 4 and killed again after 3 more,
-    restored at 3 to the end: both sinks hold exactly the uninterrupted run's rows, which
-    are Flink's."""
+    restored at 3 and killed after 3 more, restored at 1 to the end: both sinks hold
+    exactly the uninterrupted run's rows, which are Flink's."""
     full = tmp_path / "full"
     (full / "job.sql").parent.mkdir()
     (full / "job.sql").write_text(SCRIPT.format(src=HERE / "input", out=full / "out"))
@@ -102,9 +102,11 @@ def test_sigkill_then_restore_at_4_then_at_3_tasks(tmp_path):
     _run_until(script, ckpt, 4, True, count=6)
     assert _parallelism_of_last_epoch(ckpt) == 4
     assert sum(_windows(split / "out").values()) < sum(_flink("windows_out").values()), "killed midway"
-    res = run_cli("-f", str(script), *_args(ckpt, 3, True))
-    assert res.returncode == 0, res.stderr[-2000:]
+    _run_until(script, ckpt, 3, True, count=9)
     assert _parallelism_of_last_epoch(ckpt) == 3
+    res = run_cli("-f", str(script), *_args(ckpt, 1, True))
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert _parallelism_of_last_epoch(ckpt) == 1
     assert _windows(split / "out") == _flink("windows_out"), "nothing lost, nothing duplicated"
     assert _top3(split / "out") == _flink("top3")
 
