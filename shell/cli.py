@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Optional
 
 from shell.session import start_session
+from sqlengine.service import serve_if_configured
 
 
 
@@ -130,8 +131,17 @@ def main(argv: Optional[list[str]] = None) -> int:
     except Exception as exc:  # noqa: BLE001 - reported like a failing statement
         report(exc, log, is_verbose(conf))
         return 1
-    ok = all(run_script(session, t, log=log) for t in texts)
-    return 0 if _wait_jobs(session, log) and ok else 1
+    try:
+        rest = serve_if_configured(session)  # Flink's REST API for this process's jobs (rest.port)
+    except OSError as exc:
+        print(f"[ERROR] Could not start the REST endpoint: {exc}", file=sys.stderr)
+        return 1
+    try:
+        ok = all(run_script(session, t, log=log) for t in texts)
+        return 0 if _wait_jobs(session, log) and ok else 1
+    finally:
+        if rest is not None:
+            rest.stop()
 
 
 def _wait_jobs(session, log: Path) -> bool:

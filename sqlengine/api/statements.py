@@ -222,7 +222,7 @@ def _insert(session: SessionState, node: exp.Expression, stmt) -> TableResult:
     if isinstance(node, dn.StatementSet) and not node.expressions:
         raise ValidationError("A statement set needs at least one INSERT statement", stmt.span)
     planned = session.planner().plan(node, stmt.span.source)
-    return _submitted(session, session.runner().run(planned.dag, stmt.text, wait=session.dml_sync))
+    return _submitted(session, session.runner().run(planned.dag, stmt.text, wait=session.dml_sync, jobs=session.jobs))
 
 
 def _create_table_as(session: SessionState, node: exp.Create, stmt, table_expr, path, exists: bool,
@@ -247,7 +247,7 @@ def _create_table_as(session: SessionState, node: exp.Create, stmt, table_expr, 
         session.catalogs.create_table(path, table, False)
     insert = exp.Insert(this=table_expr.copy(), expression=node.expression)
     planned = session.planner().plan(insert, stmt.span.source)
-    return _submitted(session, session.runner().run(planned.dag, stmt.text, wait=session.dml_sync))
+    return _submitted(session, session.runner().run(planned.dag, stmt.text, wait=session.dml_sync, jobs=session.jobs))
 
 
 def _submitted(session: SessionState, job) -> TableResult:

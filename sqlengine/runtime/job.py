@@ -70,6 +70,13 @@ def operator_id(*parts: str) -> str:
     return hashlib.sha1("/".join(parts).encode()).hexdigest()[:16]
 
 
+def local_path(path: str) -> str:
+    """A path as Flink prints one (``file:/x``, ``file:///x``) as a local path (``/x``)."""
+    if path.startswith("file://"):
+        return path[len("file://"):]
+    return path[len("file:"):] if path.startswith("file:") else path
+
+
 def default_checkpoint_root(job_id: str) -> str:
     base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
     return os.path.join(base, "sqlengine", "checkpoints", job_id)
@@ -106,15 +113,25 @@ class Job:
     checkpoint_root: Optional[str] = None
     name: str = ""
     start_time: float = field(default_factory=time.time)
+    end_time: Optional[float] = None  # when the job ended (``ended``)
+    tasks: int = 0  # the DAG's tasks times their parallelism (Flink's subtasks)
+    dag: Optional[Dag] = None  # what it runs (the DAG EXPLAIN prints)
     stop_event: threading.Event = field(default_factory=threading.Event)
     done: threading.Event = field(default_factory=threading.Event)
 
+    def ended(self) -> None:
+        """The job has ended (whatever its status): ``done`` is set."""
+        if self.end_time is None:
+            self.end_time = time.time()
+        self.done.set()
+
     def cancel(self) -> None:
-        """Stop now, without waiting for an epoch boundary (Flink's cancel)."""
-        for q in self.queries:
+        """Stop now, without waiting for an epoch boundary (Flink's cancel). Also before
+        its query has started (``JobRunner.run`` stops a query started after this)."""
+        self.status = "CANCELED"
+        for q in list(self.queries):
             if q.isActive:
                 q.stop()
-        self.status = "CANCELED"
 
     def stop(self, timeout: Optional[float] = None) -> Optional[str]:
         """Stop at an epoch boundary: the running epoch commits, no further one starts.
@@ -165,14 +182,30 @@ class JobRunner:
         self.spark.conf.set(STATE_STORE_PROVIDER, state_store_provider(self.conf))
         return ctx
 
-    def run(self, dag: Dag, statement: str, wait: bool = True) -> Job:
+    def run(self, dag: Dag, statement: str, wait: bool = True, jobs: Optional[dict] = None) -> Job:
         """Run a DAG whose roots are sinks (an INSERT or a statement set). A batch job runs
         to its end here; a streaming job is driven here (``wait``) or by a background
         thread (the job's ``done`` event tells when it ended, its ``error`` why it failed).
         Sinks fed by no streaming source (``INSERT ... VALUES`` in a streaming statement
-        set) are written first, as a batch job over their part of the DAG."""
+        set) are written first, as a batch job over their part of the DAG. ``jobs``: the
+        registry the job joins as soon as it exists (a waited-for job is seen while it runs);
+        a job whose statement fails (at submission, or while it is waited for) leaves it
+        again: the statement's error reports it."""
         job_id = self.conf.get("pipeline.job-id") or uuid.uuid4().hex
-        job = Job(job_id, name=self.conf.get("pipeline.name") or _job_name(dag.roots))
+        job = Job(job_id, name=self.conf.get("pipeline.name") or _job_name(dag.roots),
+                  tasks=sum(t.parallelism for t in dag.tasks()), dag=dag)
+        if jobs is not None:
+            jobs[job_id] = job
+        try:
+            return self._run(job, dag, statement, wait)
+        except BaseException:
+            if jobs is not None:
+                jobs.pop(job_id, None)
+            job.ended()
+            raise
+
+    def _run(self, job: Job, dag: Dag, statement: str, wait: bool) -> Job:
+        job_id = job.job_id
         ctx = self.context(job_id)
         sids = {r: operator_id(statement, r.logical.table, str(i)) for i, r in enumerate(dag.roots)}
         live = [r for r in dag.roots if self.streaming and _reads_table(r)]
@@ -182,12 +215,13 @@ class JobRunner:
             try:
                 self._run_batch(part, lower_batch(ctx, part), ctx, job, sids)
             except BaseException:
-                job.done.set()
+                job.ended()
                 raise
         if not live:
-            job.done.set()
+            job.ended()
             return job
-        job.status = "RUNNING"
+        if job.status != "CANCELED":
+            job.status = "RUNNING"
         root = self.checkpoint_root(job_id)
         job.checkpoint_root = root
         location = os.path.join(root, sids[live[0]] if len(live) == 1 else operator_id(statement, "set"))
@@ -199,6 +233,8 @@ class JobRunner:
         if self.conf.get("execution.state-recovery.path"):
             reached("restore")
         job.queries.append(self._start_epochs(dag.restricted(live), ctx, location, sids))
+        if job.status == "CANCELED":  # cancelled while it started
+            job.queries[-1].stop()
         if wait:
             try:
                 self.wait(job, ctx)
@@ -206,7 +242,7 @@ class JobRunner:
                 job.error = exc
                 raise
             finally:
-                job.done.set()
+                job.ended()
         else:
             threading.Thread(target=self._drive, args=(job, ctx), name=f"job-{job_id[:8]}", daemon=True).start()
         return job
@@ -217,11 +253,11 @@ class JobRunner:
         except BaseException as exc:  # noqa: BLE001 - kept on the job (SHOW JOBS, wait())
             job.error = exc
         finally:
-            job.done.set()
+            job.ended()
 
     def checkpoint_root(self, job_id: str) -> str:
         """Where the job's checkpoint goes; a restore path must hold a checkpoint."""
-        restore = self.conf.get("execution.state-recovery.path")
+        restore = local_path(self.conf.get("execution.state-recovery.path") or "")
         if restore:
             if not _holds_checkpoint(restore):
                 raise ExecutionError(

@@ -163,7 +163,7 @@ def start_stream(runner: "JobRunner", dag: Dag) -> ResultStream:
             error = exc
         finally:
             cleanup()
-            job.done.set()
+            job.ended()
             stream.finish(None if job.status == "CANCELED" else error)
 
     threading.Thread(target=drive, name="select-result", daemon=True).start()

@@ -1,0 +1,120 @@
+"""The jobs of a session, as a client outside the statements sees them (the REST API, a
+dashboard): what each is and how it stands, and the controls Flink's clients have over a
+job (cancel now; stop at an epoch boundary, keeping its checkpoint to restore from)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from sqlengine.api.result import job_status
+
+
+@dataclass(frozen=True)
+class JobInfo:
+    """One job: Flink's ``JobDetails`` fields (times in ms since the epoch; ``end_ms`` -1
+    while it runs)."""
+
+    job_id: str
+    name: str
+    state: str  # Flink's JobStatus: RUNNING, FINISHED, CANCELED, FAILED
+    start_ms: int
+    end_ms: int
+    tasks: int  # subtasks: the DAG's tasks times their parallelism
+
+    @property
+    def terminal(self) -> bool:
+        return self.state in ("FINISHED", "CANCELED", "FAILED")
+
+
+@dataclass(frozen=True)
+class VertexInfo:
+    """One task of a job's DAG (Flink's job vertex): its operators chained by forward
+    edges, run by ``parallelism`` parallel instances."""
+
+    vertex_id: str  # 32 hex digits, stable for the job and task number
+    number: int  # the task's number, as EXPLAIN prints it
+    name: str  # the chain's operators, as Flink names a vertex: ``A -> B -> C``
+    parallelism: int
+    max_parallelism: int
+    inputs: tuple[tuple[str, str], ...]  # (upstream vertex id, ship strategy: HASH, FORWARD, GLOBAL, BROADCAST)
+
+
+SHIP = {"hash": "HASH", "forward": "FORWARD", "single": "GLOBAL", "broadcast": "BROADCAST"}
+
+
+def job_vertices(session, job_id: str) -> list[VertexInfo]:
+    """The job's tasks, in dependency order (the numbers EXPLAIN prints)."""
+    import hashlib
+    job = session.jobs.get(job_id)
+    if job is None:
+        raise UnknownJob(job_id)
+    dag = job.dag
+    if dag is None:
+        return []
+    tasks = dag.tasks()
+    vid = {t.number: hashlib.md5(f"{job_id}/{t.number}".encode()).hexdigest() for t in tasks}
+    task_of = {n.id: t.number for t in tasks for n in t.operators}
+    out = []
+    for t in tasks:
+        inputs = tuple((vid[task_of[src.id]], SHIP[edge.kind]) for src, edge in t.head.inputs
+                       if src.id in task_of)
+        out.append(VertexInfo(vid[t.number], t.number, " -> ".join(n.label for n in t.operators), t.parallelism,
+                              dag.max_parallelism, inputs))
+    return out
+
+
+class UnknownJob(LookupError):
+    """No job with this id in the session."""
+
+
+def _info(job) -> JobInfo:
+    end = job.end_time if job.done.is_set() else None
+    return JobInfo(job.job_id, job.name, job_status(job), int(job.start_time * 1000),
+                   -1 if end is None else int(end * 1000), max(job.tasks, 1))
+
+
+def job_infos(session) -> list[JobInfo]:
+    """The session's jobs, oldest first."""
+    return [_info(j) for j in sorted(list(session.jobs.values()), key=lambda j: j.start_time)]
+
+
+def job_info(session, job_id: str) -> JobInfo:
+    job = session.jobs.get(job_id)
+    if job is None:
+        raise UnknownJob(job_id)
+    return _info(job)
+
+
+def cancel_job(session, job_id: str) -> JobInfo:
+    """Flink's cancel: the job stops now, without waiting for an epoch boundary (its last
+    completed checkpoint stays). Returns the job as it stood before."""
+    job = session.jobs.get(job_id)
+    if job is None:
+        raise UnknownJob(job_id)
+    before = _info(job)
+    if not before.terminal:
+        job.cancel()
+    return before
+
+
+def stop_job(session, job_id: str, target_directory: Optional[str] = None,
+             timeout: Optional[float] = None) -> Optional[str]:
+    """Stop at an epoch boundary (the running epoch commits, no further one starts).
+    Returns the path to restore from (``execution.state-recovery.path``), None if no epoch
+    was committed. With ``target_directory`` the job's checkpoint is copied there, into
+    ``savepoint-<job id prefix>-<random>`` as Flink names a savepoint, and that copy is the
+    path (the job's own checkpoint folder stays where it was)."""
+    job = session.jobs.get(job_id)
+    if job is None:
+        raise UnknownJob(job_id)
+    root = job.stop(timeout)
+    if root is None or not target_directory:
+        return root
+    import os
+    import shutil
+    import uuid
+    target = target_directory[len("file:"):] if target_directory.startswith("file:") else target_directory
+    dest = os.path.join(target, f"savepoint-{job_id[:6]}-{uuid.uuid4().hex[:12]}")
+    os.makedirs(target, exist_ok=True)
+    shutil.copytree(root, dest)
+    return dest

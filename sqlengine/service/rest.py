@@ -1,0 +1,353 @@
+"""Flink's REST API (the Dispatcher's, port 8081) over the jobs of a session.
+
+The paths, verbs, JSON fields and status codes are Flink 2.3's (``rest_v1_dispatcher.yml``
+and what Flink's ``RestClusterClient`` sends and reads), so Flink's own ``flink`` command
+line works against it unchanged (``flink list -m host:port``, ``flink cancel``). Every path
+is served with and without the ``/v1`` prefix; slashes at either end do not matter; an
+error is ``{"errors": [...]}`` with Flink's status code, never a stack trace.
+
+Served so far: ``/config``, ``/overview``, ``/jobs``, ``/jobs/overview``,
+``/jobs/:jobid/status``, ``PATCH /jobs/:jobid?mode=cancel``, and stop-with-savepoint:
+``POST /jobs/:jobid/stop`` answered with a trigger id, whose status
+``GET /jobs/:jobid/savepoints/:triggerid`` gives (the savepoint's location once the job
+has stopped at an epoch boundary).
+"""
+from __future__ import annotations
+
+import json
+import logging
+import re
+import threading
+import time
+import uuid
+from typing import Callable, Optional
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from sqlengine.api.jobs import JobInfo, UnknownJob, VertexInfo, cancel_job, job_info, job_infos, job_vertices, stop_job
+from sqlengine.version import __version__
+
+log = logging.getLogger("sqlengine.service")
+
+FLINK_VERSION = "2.3.0"  # the version whose REST API this is
+JOB_ID = re.compile(r"^[0-9a-fA-F]{32}$")
+# Flink's ExecutionState names, as /jobs/overview counts a job's tasks by them.
+TASK_STATES = ("created", "scheduled", "deploying", "running", "finished", "canceling", "canceled",
+               "failed", "reconciling", "initializing")
+HEADERS = {"Access-Control-Allow-Origin": "*"}
+
+
+def _json(body: object, status: int = 200) -> JSONResponse:
+    return JSONResponse(body, status_code=status, headers=HEADERS)
+
+
+def errors(status: int, *messages: str) -> JSONResponse:
+    """Flink's error body: ``{"errors": [...]}`` and nothing else."""
+    return _json({"errors": list(messages)}, status)
+
+
+def _job_tasks(job: JobInfo) -> dict:
+    """A job's subtasks by execution state (all in one state: the job's)."""
+    state = {"RUNNING": "running", "FINISHED": "finished", "CANCELED": "canceled",
+             "FAILED": "failed", "CANCELLING": "canceling"}.get(job.state, "running")
+    counts = {s: 0 for s in TASK_STATES}
+    counts[state] = job.tasks
+    return {"total": job.tasks, **counts}
+
+
+def job_details(job: JobInfo, now_ms: int) -> dict:
+    """Flink's ``JobDetails`` (the rows of ``/jobs/overview``)."""
+    end = job.end_ms
+    duration = (end if end >= 0 else now_ms) - job.start_ms
+    return {"jid": job.job_id, "name": job.name, "start-time": job.start_ms, "end-time": end,
+            "duration": max(duration, 0), "state": job.state,
+            "last-modification": end if end >= 0 else job.start_ms, "tasks": _job_tasks(job),
+            "pending-operators": 0, "jobType": "STREAMING", "schedulerType": "Default"}
+
+
+class RestApi:
+    """The routes over one session's jobs (``jobs``: the session, read on every request)."""
+
+    def __init__(self, session, conf: Optional[dict[str, str]] = None):
+        self.session = session
+        self.conf = conf if conf is not None else session.conf
+        self.triggers: dict[tuple[str, str], dict] = {}  # (job id, trigger id) -> its outcome
+
+    # -- cluster ------------------------------------------------------------------------
+    async def config(self, request: Request) -> Response:
+        offset = -time.altzone if time.daylight and time.localtime().tm_isdst else -time.timezone
+        return _json({"refresh-interval": 3000, "timezone-name": time.tzname[0], "timezone-offset": offset * 1000,
+                      "flink-version": FLINK_VERSION, "flink-revision": f"sqlengine {__version__}",
+                      "features": {"web-submit": False, "web-cancel": True, "web-rescale": False,
+                                   "web-history": False}})
+
+    async def overview(self, request: Request) -> Response:
+        jobs = job_infos(self.session)
+        slots = int(self.conf.get("parallelism.default", "2") or 2)
+        running = sum(1 for j in jobs if not j.terminal)
+        return _json({"taskmanagers": 1, "slots-total": slots, "slots-available": slots,
+                      "slots-free-and-blocked": 0, "taskmanagers-blocked": 0,
+                      "jobs-running": running,
+                      "jobs-finished": sum(1 for j in jobs if j.state == "FINISHED"),
+                      "jobs-cancelled": sum(1 for j in jobs if j.state == "CANCELED"),
+                      "jobs-failed": sum(1 for j in jobs if j.state == "FAILED"),
+                      "flink-version": FLINK_VERSION, "flink-commit": f"sqlengine {__version__}"})
+
+    # -- jobs ---------------------------------------------------------------------------
+    async def jobs(self, request: Request) -> Response:
+        return _json({"jobs": [{"id": j.job_id, "status": j.state} for j in job_infos(self.session)]})
+
+    async def jobs_overview(self, request: Request) -> Response:
+        now = int(time.time() * 1000)
+        return _json({"jobs": [job_details(j, now) for j in job_infos(self.session)]})
+
+    def _job(self, request: Request) -> JobInfo | JSONResponse:
+        job_id = request.path_params["jobid"]
+        if not JOB_ID.match(job_id):
+            return errors(400, f"Bad request, could not parse parameters: Cannot resolve path parameter (jobid) "
+                               f"from value \"{job_id}\".")
+        try:
+            return job_info(self.session, job_id.lower())
+        except UnknownJob:
+            return errors(404, "Job could not be found.")
+
+    def _plan(self, job: JobInfo, vertices: list[VertexInfo]) -> dict:
+        """Flink's JSON plan: a node per vertex, its inputs with their ship strategies."""
+        nodes = [{"id": v.vertex_id, "parallelism": v.parallelism, "operator": "", "operator_strategy": "",
+                  "description": v.name, "optimizer_properties": {},
+                  "inputs": [{"num": i, "id": src, "ship_strategy": ship, "exchange": "pipelined_bounded"}
+                             for i, (src, ship) in enumerate(v.inputs)]} for v in vertices]
+        return {"jid": job.job_id, "name": job.name, "type": "STREAMING", "nodes": nodes}
+
+    async def job_details(self, request: Request) -> Response:
+        """``GET /jobs/:jobid``: the job, its vertices (the DAG's tasks) and its plan."""
+        job = self._job(request)
+        if isinstance(job, JSONResponse):
+            return job
+        now = int(time.time() * 1000)
+        vertices = job_vertices(self.session, job.job_id)
+        end = job.end_ms
+        duration = max((end if end >= 0 else now) - job.start_ms, 0)
+        tasks = _job_tasks(job)
+        vertex_state = next((k.upper() for k, n in tasks.items() if k != "total" and n), "RUNNING")
+        counts = {s.upper(): 0 for s in TASK_STATES}
+        metrics = {"read-bytes": 0, "read-bytes-complete": False, "write-bytes": 0, "write-bytes-complete": False,
+                   "read-records": 0, "read-records-complete": False, "write-records": 0,
+                   "write-records-complete": False, "accumulated-backpressured-time": 0,
+                   "accumulated-idle-time": 0, "accumulated-busy-time": 0.0}
+        body = {"jid": job.job_id, "name": job.name, "isStoppable": False, "state": job.state,
+                "job-type": "STREAMING", "schedulerType": "Default", "start-time": job.start_ms, "end-time": end,
+                "duration": duration, "maxParallelism": -1, "now": now, "pending-operators": 0,
+                "timestamps": {**{s: 0 for s in ("INITIALIZING", "CREATED", "RUNNING", "FAILING", "FAILED",
+                                                 "CANCELLING", "CANCELED", "FINISHED", "RESTARTING", "SUSPENDED",
+                                                 "RECONCILING")},
+                               "INITIALIZING": job.start_ms, "CREATED": job.start_ms, "RUNNING": job.start_ms,
+                               **({job.state: end} if end >= 0 else {})},
+                "vertices": [{"id": v.vertex_id, "slotSharingGroupId": v.vertex_id, "name": v.name,
+                              "maxParallelism": v.max_parallelism, "parallelism": v.parallelism,
+                              "status": vertex_state, "start-time": job.start_ms, "end-time": end,
+                              "duration": duration, "tasks": {**counts, vertex_state: v.parallelism},
+                              "metrics": metrics} for v in vertices],
+                "status-counts": {**counts, vertex_state: len(vertices)},
+                "plan": self._plan(job, vertices)}
+        return _json(body)
+
+    async def job_plan(self, request: Request) -> Response:
+        job = self._job(request)
+        if isinstance(job, JSONResponse):
+            return job
+        return _json({"plan": self._plan(job, job_vertices(self.session, job.job_id))})
+
+    async def job_status(self, request: Request) -> Response:
+        job = self._job(request)
+        if isinstance(job, JSONResponse):
+            return job
+        return _json({"status": job.state})
+
+    async def job_patch(self, request: Request) -> Response:
+        """``PATCH /jobs/:jobid?mode=cancel``: 202 ``{}`` (Flink's JobCancellationHandler)."""
+        mode = request.query_params.get("mode", "cancel").lower()
+        if mode != "cancel":
+            return errors(400, f"Bad request, could not parse parameters: mode '{mode}' is not supported; "
+                               f"use stop-with-savepoint (POST /jobs/:jobid/stop).")
+        job = self._job(request)
+        if isinstance(job, JSONResponse):
+            return job
+        if job.terminal:
+            return errors(409, f"Job cancellation failed because the job has already reached another terminal "
+                               f"state ({job.state}).")
+        cancel_job(self.session, job.job_id)
+        log.info("REST: cancelled job %s", job.job_id)
+        return _json({}, 202)
+
+    async def job_stop(self, request: Request) -> Response:
+        """``POST /jobs/:jobid/stop`` (``targetDirectory``, ``drain``, ``triggerId``): the job
+        stops at an epoch boundary; 202 with the trigger id to poll."""
+        job = self._job(request)
+        if isinstance(job, JSONResponse):
+            return job
+        body = await _body(request)
+        if body is None:
+            return errors(400, "Bad request, the request body is not valid JSON.")
+        if body.get("drain"):
+            return errors(400, "Stopping with drain (--drain) is not supported yet: stop without it.")
+        if job.terminal:
+            return errors(409, f"Job {job.job_id} is not running (its state is {job.state}).")
+        trigger = str(body.get("triggerId") or uuid.uuid4().hex)
+        key = (job.job_id, trigger)
+        if key in self.triggers:  # a client-chosen trigger id: the request is idempotent
+            return _json({"request-id": trigger}, 202)
+        outcome: dict = {}
+        self.triggers[key] = outcome
+        target = body.get("targetDirectory") or self.conf.get("execution.checkpointing.savepoint-dir")
+
+        def stop() -> None:
+            try:
+                outcome["location"] = stop_job(self.session, job.job_id, target)
+            except Exception as exc:  # noqa: BLE001 - reported to the poller
+                log.exception("REST: stopping job %s failed", job.job_id)
+                outcome["error"] = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            outcome["done"] = True
+        threading.Thread(target=stop, name=f"stop-{job.job_id[:8]}", daemon=True).start()
+        log.info("REST: stopping job %s (trigger %s)", job.job_id, trigger)
+        return _json({"request-id": trigger}, 202)
+
+    async def savepoint_status(self, request: Request) -> Response:
+        """``GET /jobs/:jobid/savepoints/:triggerid``: IN_PROGRESS, then COMPLETED with the
+        location; a failure is an error body (Flink's ``failure-cause`` is a serialized
+        Java exception, which no client outside the JVM can make)."""
+        job_id, trigger = request.path_params["jobid"].lower(), request.path_params["triggerid"]
+        outcome = self.triggers.get((job_id, trigger))
+        if outcome is None:
+            return errors(404, f"There is no savepoint operation with triggerId={trigger} for job {job_id}.")
+        if not outcome.get("done"):
+            return _json({"status": {"id": "IN_PROGRESS"}, "operation": None})
+        outcome["delivered"] = True
+        if "error" in outcome:
+            return errors(500, f"Savepoint failed: {outcome['error']}")
+        if outcome.get("location") is None:
+            return errors(500, f"Savepoint failed: job {job_id} stopped before its first checkpoint completed, "
+                               f"so there is nothing to restore from.")
+        return _json({"status": {"id": "COMPLETED"}, "operation": {"location": _uri(outcome["location"])}})
+
+    async def savepoint_trigger(self, request: Request) -> Response:
+        job = self._job(request)
+        if isinstance(job, JSONResponse):
+            return job
+        return errors(400, "A savepoint of a running job is not supported yet: stop the job with a savepoint "
+                           "(flink stop --savepointPath, or STOP JOB ... WITH SAVEPOINT).")
+
+    def undelivered(self) -> int:
+        """Stop-with-savepoint requests whose outcome no client has fetched yet."""
+        return sum(1 for o in list(self.triggers.values()) if not o.get("delivered"))
+
+    def routes(self) -> list[Route]:
+        table = [("/config", self.config, ["GET"]), ("/overview", self.overview, ["GET"]),
+                 ("/jobs", self.jobs, ["GET"]), ("/jobs/overview", self.jobs_overview, ["GET"]),
+                 ("/jobs/{jobid}/status", self.job_status, ["GET"]), ("/jobs/{jobid}", self.job_patch, ["PATCH"]),
+                 ("/jobs/{jobid}", self.job_details, ["GET"]), ("/jobs/{jobid}/plan", self.job_plan, ["GET"]),
+                 ("/jobs/{jobid}/stop", self.job_stop, ["POST"]),
+                 ("/jobs/{jobid}/savepoints", self.savepoint_trigger, ["POST"]),
+                 ("/jobs/{jobid}/savepoints/{triggerid}", self.savepoint_status, ["GET"])]
+        return [Route(prefix + path, fn, methods=methods) for prefix in ("", "/v1") for path, fn, methods in table]
+
+
+async def _body(request: Request) -> Optional[dict]:
+    """A request's JSON object (Flink's clients send ``{}`` even with GET); None if not JSON."""
+    raw = await request.body()
+    if not raw.strip():
+        return {}
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        return None
+    return body if isinstance(body, dict) else None
+
+
+def _uri(path: str) -> str:
+    """A local path as Flink prints a savepoint's location (``file:/...``)."""
+    return path if ":" in path.split("/", 1)[0] else f"file:{path}"
+
+
+def app(api: RestApi) -> Starlette:
+
+    async def not_found(request: Request, exc) -> Response:
+        return errors(404, f"Not found: {request.url.path}")
+
+    async def not_allowed(request: Request, exc) -> Response:
+        return errors(405, f"Not found: {request.url.path}")
+
+    async def failed(request: Request, exc) -> Response:  # never a stack trace on the wire
+        log.exception("REST: %s %s failed", request.method, request.url.path)
+        return errors(500, "Internal server error.")
+
+    application = Starlette(routes=api.routes(), exception_handlers={404: not_found, 405: not_allowed,
+                                                                        Exception: failed})
+    return _slashes(application)
+
+
+def _slashes(inner: Callable) -> Callable:
+    """Flink's router ignores slashes at either end of a path (``/jobs/`` is ``/jobs``)."""
+    async def asgi(scope, receive, send):
+        if scope["type"] == "http":
+            path = "/" + scope["path"].strip("/")
+            if path != scope["path"]:
+                scope = dict(scope, path=path, raw_path=path.encode())
+        await inner(scope, receive, send)
+    return asgi
+
+
+class RestServer:
+    """The REST endpoint in a background thread of this process (uvicorn)."""
+
+    def __init__(self, session, host: str, port: int):
+        import uvicorn
+        self.api = RestApi(session)
+        config = uvicorn.Config(app(self.api), host=host, port=port, log_level="warning", access_log=False,
+                                lifespan="off", timeout_graceful_shutdown=1)
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, name="rest-endpoint", daemon=True)
+
+    def start(self, timeout: float = 10.0) -> "RestServer":
+        self.thread.start()
+        deadline = time.monotonic() + timeout
+        while not self.server.started:
+            if not self.thread.is_alive() or time.monotonic() > deadline:
+                raise OSError(f"The REST endpoint did not start on {self.address} (is the port in use?)")
+            time.sleep(0.01)
+        return self
+
+    @property
+    def address(self) -> str:
+        return f"{self.server.config.host}:{self.server.config.port}"
+
+    @property
+    def port(self) -> int:
+        for server in self.server.servers:
+            for sock in server.sockets:
+                return sock.getsockname()[1]
+        return self.server.config.port
+
+    def stop(self, linger: float = 30.0) -> None:
+        """Shut down, once every stop-with-savepoint's outcome was fetched (its client polls
+        for it after the job has ended) or ``linger`` seconds have passed."""
+        deadline = time.monotonic() + linger
+        while self.api.undelivered() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.server.should_exit = True
+        self.thread.join(5)
+
+
+def serve(session) -> Optional[RestServer]:
+    """Start the REST endpoint if ``rest.port`` is set (``rest.bind-address``, loopback by
+    default; port 0 picks a free one). Returns it, or None."""
+    port = session.conf.get("rest.port")
+    if port in (None, ""):
+        return None
+    host = session.conf.get("rest.bind-address") or session.conf.get("rest.address") or "127.0.0.1"
+    server = RestServer(session, host, int(port)).start()
+    log.info("REST endpoint listening on %s", server.address)
+    return server
