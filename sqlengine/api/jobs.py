@@ -20,6 +20,8 @@ class JobInfo:
     start_ms: int
     end_ms: int
     tasks: int  # subtasks: the DAG's tasks times their parallelism
+    streaming: bool = True
+    error: Optional[tuple[str, str]] = None  # a failed job's (exception class, reason), as SHOW JOBS reports it
 
     @property
     def terminal(self) -> bool:
@@ -69,8 +71,13 @@ class UnknownJob(LookupError):
 
 def _info(job) -> JobInfo:
     end = job.end_time if job.done.is_set() else None
+    error = None
+    if job.error is not None:
+        reason = str(job.error).strip().splitlines()
+        error = (type(job.error).__name__, reason[0] if reason else type(job.error).__name__)
     return JobInfo(job.job_id, job.name, job_status(job), int(job.start_time * 1000),
-                   -1 if end is None else int(end * 1000), max(job.tasks, 1))
+                   -1 if end is None else int(end * 1000), max(job.tasks, 1),
+                   job.dag.streaming if job.dag is not None else True, error)
 
 
 def job_infos(session) -> list[JobInfo]:

@@ -7,7 +7,9 @@ is served with and without the ``/v1`` prefix; slashes at either end do not matt
 error is ``{"errors": [...]}`` with Flink's status code, never a stack trace.
 
 Served so far: ``/config``, ``/overview``, ``/jobs``, ``/jobs/overview``,
-``/jobs/:jobid/status``, ``PATCH /jobs/:jobid?mode=cancel``, and stop-with-savepoint:
+``/jobs/:jobid`` (vertices = the DAG's tasks), ``/jobs/:jobid/plan``,
+``/jobs/:jobid/exceptions``, ``/jobs/:jobid/status``, ``PATCH /jobs/:jobid?mode=cancel``,
+and stop-with-savepoint:
 ``POST /jobs/:jobid/stop`` answered with a trigger id, whose status
 ``GET /jobs/:jobid/savepoints/:triggerid`` gives (the savepoint's location once the job
 has stopped at an epoch boundary).
@@ -65,7 +67,11 @@ def job_details(job: JobInfo, now_ms: int) -> dict:
     return {"jid": job.job_id, "name": job.name, "start-time": job.start_ms, "end-time": end,
             "duration": max(duration, 0), "state": job.state,
             "last-modification": end if end >= 0 else job.start_ms, "tasks": _job_tasks(job),
-            "pending-operators": 0, "jobType": "STREAMING", "schedulerType": "Default"}
+            "pending-operators": 0, "jobType": _job_type(job), "schedulerType": "Default"}
+
+
+def _job_type(job: JobInfo) -> str:
+    return "STREAMING" if job.streaming else "BATCH"
 
 
 class RestApi:
@@ -120,7 +126,7 @@ class RestApi:
                   "description": v.name, "optimizer_properties": {},
                   "inputs": [{"num": i, "id": src, "ship_strategy": ship, "exchange": "pipelined_bounded"}
                              for i, (src, ship) in enumerate(v.inputs)]} for v in vertices]
-        return {"jid": job.job_id, "name": job.name, "type": "STREAMING", "nodes": nodes}
+        return {"jid": job.job_id, "name": job.name, "type": _job_type(job), "nodes": nodes}
 
     async def job_details(self, request: Request) -> Response:
         """``GET /jobs/:jobid``: the job, its vertices (the DAG's tasks) and its plan."""
@@ -139,7 +145,7 @@ class RestApi:
                    "write-records-complete": False, "accumulated-backpressured-time": 0,
                    "accumulated-idle-time": 0, "accumulated-busy-time": 0.0}
         body = {"jid": job.job_id, "name": job.name, "isStoppable": False, "state": job.state,
-                "job-type": "STREAMING", "schedulerType": "Default", "start-time": job.start_ms, "end-time": end,
+                "job-type": _job_type(job), "schedulerType": "Default", "start-time": job.start_ms, "end-time": end,
                 "duration": duration, "maxParallelism": -1, "now": now, "pending-operators": 0,
                 "timestamps": {**{s: 0 for s in ("INITIALIZING", "CREATED", "RUNNING", "FAILING", "FAILED",
                                                  "CANCELLING", "CANCELED", "FINISHED", "RESTARTING", "SUSPENDED",
@@ -160,6 +166,20 @@ class RestApi:
         if isinstance(job, JSONResponse):
             return job
         return _json({"plan": self._plan(job, job_vertices(self.session, job.job_id))})
+
+    async def job_exceptions(self, request: Request) -> Response:
+        """``GET /jobs/:jobid/exceptions``: a failed job's failure (its class and reason; the
+        traces stay in the log file, as on the terminal)."""
+        job = self._job(request)
+        if isinstance(job, JSONResponse):
+            return job
+        entries = []
+        if job.error is not None:
+            name, reason = job.error
+            entries.append({"exceptionName": name, "stacktrace": reason, "timestamp": job.end_ms,
+                            "taskName": None, "endpoint": None, "taskManagerId": None, "failureLabels": {},
+                            "concurrentExceptions": []})
+        return _json({"exceptionHistory": {"entries": entries, "truncated": False}})
 
     async def job_status(self, request: Request) -> Response:
         job = self._job(request)
@@ -249,6 +269,7 @@ class RestApi:
                  ("/jobs", self.jobs, ["GET"]), ("/jobs/overview", self.jobs_overview, ["GET"]),
                  ("/jobs/{jobid}/status", self.job_status, ["GET"]), ("/jobs/{jobid}", self.job_patch, ["PATCH"]),
                  ("/jobs/{jobid}", self.job_details, ["GET"]), ("/jobs/{jobid}/plan", self.job_plan, ["GET"]),
+                 ("/jobs/{jobid}/exceptions", self.job_exceptions, ["GET"]),
                  ("/jobs/{jobid}/stop", self.job_stop, ["POST"]),
                  ("/jobs/{jobid}/savepoints", self.savepoint_trigger, ["POST"]),
                  ("/jobs/{jobid}/savepoints/{triggerid}", self.savepoint_status, ["GET"])]

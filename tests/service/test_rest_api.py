@@ -191,3 +191,44 @@ def test_flink_stop_with_a_savepoint_then_restore_from_it_is_exact(tmp_path, fli
     assert res.returncode == 0, res.stderr[-3000:]
     assert _windows(tmp_path / "out") == _flink("windows_out"), "nothing lost, nothing twice"
     assert _top3(tmp_path / "out") == _flink("top3")
+
+
+def test_a_failed_job_is_failed_with_its_reason_in_the_exception_history(tmp_path):
+    """Jobs side by side (``table.dml-sync`` false): one fails on a malformed line, the
+    other keeps running; REST shows the failure as Flink does, without a trace."""
+    src = tmp_path / "in.jsonl"
+    src.write_text('{"id": 1}\n{"id": \n')
+    script = tmp_path / "jobs.sql"
+    script.write_text(f"""
+SET 'table.dml-sync' = 'false';
+CREATE TABLE bad (id BIGINT) WITH ('connector' = 'filesystem', 'path' = '{src}', 'format' = 'json');
+CREATE TABLE endless (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '50');
+CREATE TABLE sink (id BIGINT) WITH ('connector' = 'blackhole');
+SET 'pipeline.name' = 'failing-job';
+INSERT INTO sink SELECT id FROM bad;
+SET 'pipeline.name' = 'endless-job';
+INSERT INTO sink SELECT id FROM endless;
+""")
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "shell.cli", "-D", "spark.master=local[2]", "-D", f"rest.port={port}",
+                             "-D", f"execution.checkpointing.dir={tmp_path / 'ckpt'}", "-f", str(script)],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        jobs = jobs_when(port, proc, lambda js: any(j["name"] == "failing-job" and j["state"] == "FAILED" for j in js)
+                         and any(j["name"] == "endless-job" for j in js))
+        failed = next(j for j in jobs if j["name"] == "failing-job")
+        assert failed["end-time"] >= failed["start-time"] and failed["tasks"]["failed"] == failed["tasks"]["total"]
+        history = http(port, f"/v1/jobs/{failed['jid']}/exceptions")[1]["exceptionHistory"]
+        (entry,) = history["entries"]
+        assert str(src) in entry["stacktrace"] and "line 2" in entry["stacktrace"], entry
+        assert "\n" not in entry["stacktrace"] and entry["timestamp"] == failed["end-time"]
+        running = next(j["jid"] for j in jobs if j["name"] == "endless-job")
+        assert http(port, f"/v1/jobs/{running}/exceptions")[1] == {"exceptionHistory": {"entries": [],
+                                                                                       "truncated": False}}
+        assert http(port, f"/v1/jobs/{running}?mode=cancel", "PATCH") == (202, {})
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 1, err[-3000:]  # the failed job is reported at the script's end
+    assert [ln for ln in err.splitlines() if ln.startswith("[ERROR]")] and "line 2" in err
