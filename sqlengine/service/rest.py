@@ -60,7 +60,7 @@ def _job_tasks(job: JobInfo) -> dict:
     return {"total": job.tasks, **counts}
 
 
-def job_details(job: JobInfo, now_ms: int) -> dict:
+def overview_row(job: JobInfo, now_ms: int) -> dict:
     """Flink's ``JobDetails`` (the rows of ``/jobs/overview``)."""
     end = job.end_ms
     duration = (end if end >= 0 else now_ms) - job.start_ms
@@ -108,7 +108,7 @@ class RestApi:
 
     async def jobs_overview(self, request: Request) -> Response:
         now = int(time.time() * 1000)
-        return _json({"jobs": [job_details(j, now) for j in job_infos(self.session)]})
+        return _json({"jobs": [overview_row(j, now) for j in job_infos(self.session)]})
 
     def _job(self, request: Request) -> JobInfo | JSONResponse:
         job_id = request.path_params["jobid"]
