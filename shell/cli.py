@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-from shell.session import start_session
+from shell.session import defines as _conf, start_session
 from sqlengine.service import serve_if_configured
 
 
@@ -30,6 +30,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("-i", "--init", help="SQL script to run first (session set-up); the shell starts after it")
     p.add_argument("-D", dest="defines", action="append", default=[], metavar="key=value",
                    help="session configuration, e.g. -D parallelism.default=2 or -D spark.master=local[2]")
+    p.add_argument("-m", "--jobmanager", metavar="host:port",
+                   help="submit to the sqlengine cluster at this REST address (execution.target=remote; "
+                        "'sqlengine cluster start' starts one)")
     p.add_argument("-V", "--version", action="version", version=f"sqlengine {version()}")
     return p
 
@@ -37,16 +40,6 @@ def _parser() -> argparse.ArgumentParser:
 def version() -> str:
     from sqlengine.api import __version__
     return __version__
-
-
-def _conf(defines: list[str]) -> dict[str, str]:
-    conf = {}
-    for item in defines:
-        if "=" not in item:
-            raise SystemExit(f"[ERROR] -D expects key=value, got '{item}'")
-        k, v = item.split("=", 1)
-        conf[k.strip()] = v.strip()
-    return conf
 
 
 def run_script(session, text: str, out=sys.stdout, log: Optional[Path] = None) -> bool:
@@ -111,9 +104,20 @@ def main(argv: Optional[list[str]] = None) -> int:
     # start ahead of its first query (they would compete with it); the shell starts them
     # when its prompt is idle (sqlengine/runtime/warmup.py).
     warm_workers_at_start(False)
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["cluster"]:
+        from shell.cluster import main as cluster
+        return cluster(argv[1:])
     args = _parser().parse_args(argv)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     conf = _conf(args.defines)
+    if args.jobmanager:
+        host, _, port = args.jobmanager.rpartition(":")
+        if not host or not port.isdigit():
+            print(f"[ERROR] -m expects host:port, got '{args.jobmanager}'", file=sys.stderr)
+            return 1
+        conf.update({"execution.target": "remote", "rest.address": host, "rest.port": port})
+    remote = conf.get("execution.target", "").strip().lower() == "remote"
     init = [_read(args.init)] if args.init is not None else []
     scripts = ([_read(args.file)] if args.file is not None else []) + \
         ([args.execute] if args.execute is not None else [])
@@ -131,6 +135,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     except Exception as exc:  # noqa: BLE001 - reported like a failing statement
         report(exc, log, is_verbose(conf))
         return 1
+    if remote:  # the cluster runs the jobs: submitted, they outlive this client
+        try:
+            return 0 if all(run_script(session, t, log=log) for t in texts) else 1
+        finally:
+            session.close()
     try:
         rest = serve_if_configured(session)  # Flink's REST API for this process's jobs (rest.port)
     except OSError as exc:

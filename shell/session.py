@@ -10,7 +10,8 @@ _SETS_SPARK = re.compile(r"\bSET\s+'spark\.", re.IGNORECASE)
 
 def start_session(conf: dict[str, str], texts: list[str]):
     """The session; the JVM starts meanwhile, unless a script sets ``spark.*`` keys itself."""
-    if not any(_SETS_SPARK.search(t) for t in texts):
+    remote = conf.get("execution.target", "").strip().lower() == "remote"
+    if not remote and not any(_SETS_SPARK.search(t) for t in texts):
         # Start the JVM while the planner is imported; a script that sets spark.* keys
         # itself starts Spark when it first needs it, with those keys.
         from sqlengine.api.control import prestart
@@ -19,3 +20,14 @@ def start_session(conf: dict[str, str], texts: list[str]):
     return Session(conf)
 
 
+
+
+def defines(items: list[str]) -> dict[str, str]:
+    """``-D key=value`` options as a configuration."""
+    conf = {}
+    for item in items:
+        if "=" not in item:
+            raise SystemExit(f"[ERROR] -D expects key=value, got '{item}'")
+        k, v = item.split("=", 1)
+        conf[k.strip()] = v.strip()
+    return conf

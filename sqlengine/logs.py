@@ -28,10 +28,21 @@ def cache_home() -> Path:
     return Path(base) / "sqlengine"
 
 
-def log_path() -> Path:
-    """Today's log file (the folder is created)."""
+def state_home() -> Path:
+    """sqlengine's folder in the user's state (``$XDG_STATE_HOME/sqlengine``): logs, a
+    cluster's pid file."""
     base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-    folder = Path(base) / "sqlengine" / "log"
+    return Path(base) / "sqlengine"
+
+
+def log_path() -> Path:
+    """Today's log file (the folder is created); ``SQLENGINE_LOG_FILE`` names another (a
+    cluster's own log)."""
+    own = os.environ.get("SQLENGINE_LOG_FILE")
+    if own:
+        Path(own).parent.mkdir(parents=True, exist_ok=True)
+        return Path(own)
+    folder = state_home() / "log"
     folder.mkdir(parents=True, exist_ok=True)
     return folder / f"sqlengine-{dt.date.today().isoformat()}.log"
 

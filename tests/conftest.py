@@ -32,6 +32,21 @@ def spark():
     yield session
 
 
+@pytest.fixture(scope="session")
+def kafka_bootstrap(tmp_path_factory):
+    """Bootstrap servers of a real Kafka: ``KAFKA_BOOTSTRAP_SERVERS``, else a broker of our own."""
+    external = os.environ.get("KAFKA_BOOTSTRAP_SERVERS")
+    if external:
+        yield external
+        return
+    from tests.connectors.kafka.broker import Broker
+    broker = Broker(tmp_path_factory.mktemp("kafka")).start()
+    try:
+        yield broker.bootstrap
+    finally:
+        broker.stop()
+
+
 # The longest test files, first: under pytest-xdist (test.sh runs two workers, whole files
 # each) a long file that starts last keeps one worker busy while the other idles.
 LONGEST_FIRST = ("tests/connectors/kafka/test_fault_matrix.py", "tests/e2e/test_kill_restart.py",

@@ -55,3 +55,9 @@ def option_values(connector: "str | None", key: str) -> tuple[str, ...]:
     if key.startswith("fields.") and key.endswith(".kind"):
         return ("random", "sequence")
     return ()
+
+
+def keywords() -> frozenset:
+    """Flink SQL's keywords (reserved and not)."""
+    from sqlengine.dialect.keywords import KEYWORDS
+    return frozenset(KEYWORDS)

@@ -65,3 +65,15 @@ def arm_faults() -> None:
     """Crash tests only: a no-op unless ``SQLENGINE_FAULT`` is set (sqlengine/faults.py)."""
     from sqlengine.faults import arm
     arm()
+
+
+def duration_ms(raw: str) -> Optional[int]:
+    """A Flink duration (``10 min``, ``500ms``, ``30 s``) in milliseconds; None if malformed."""
+    from sqlengine.config import duration_ms as parse
+    return parse(raw)
+
+
+def state_home():
+    """sqlengine's state folder (``$XDG_STATE_HOME/sqlengine``)."""
+    from sqlengine.logs import state_home as home
+    return home()

@@ -125,3 +125,12 @@ def stop_job(session, job_id: str, target_directory: Optional[str] = None,
     os.makedirs(target, exist_ok=True)
     shutil.copytree(root, dest)
     return dest
+
+
+def stop_all(session, timeout: Optional[float] = None) -> list[tuple[str, Optional[str]]]:
+    """Stop every running job at an epoch boundary (a cluster shutting down): each job's
+    id and the checkpoint to restore it from (None if it had committed no epoch)."""
+    running = [j for j in list(session.jobs.values()) if not j.done.is_set()]
+    for job in running:
+        job.stop_event.set()
+    return [(job.job_id, job.stop(timeout)) for job in running]

@@ -33,3 +33,10 @@ def report(exc: BaseException, log: Path, verbose: bool, statement: str = "",
         print(full_trace(error), file=err)
     err.flush()
 
+
+
+def describe(exc: BaseException, statement: str = "") -> str:
+    """``exc`` as the one reason a client prints (its full trace goes to the log file)."""
+    error = to_engine_error(exc)
+    log_failure(error, statement)
+    return error.render()

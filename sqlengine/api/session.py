@@ -4,6 +4,9 @@ The CLI, the shell and notebooks go through this package only.
 """
 from __future__ import annotations
 
+from typing import Optional
+
+from sqlengine.api.remote import RemoteSession, is_remote
 from sqlengine.api.result import JobClient, TableResult, _cell  # noqa: F401  (the public API)
 from sqlengine.api.state import SESSION_DEFAULTS, SessionState  # noqa: F401
 from sqlengine.api.statements import dispatch
@@ -12,7 +15,14 @@ from sqlengine.runtime.failure import to_engine_error
 
 
 class Session(SessionState):
-    """Runs statements against its state (catalogs, configuration, jobs, SparkSession)."""
+    """Runs statements against its state (catalogs, configuration, jobs, SparkSession).
+    With ``execution.target`` = ``remote``, a session on the sqlengine cluster at
+    ``rest.address``:``rest.port`` (a ``RemoteSession``, sqlengine/api/remote.py)."""
+
+    def __new__(cls, conf: Optional[dict[str, str]] = None, spark=None):
+        if spark is None and is_remote(conf):
+            return RemoteSession(conf)
+        return super().__new__(cls)
 
     # -- statements -------------------------------------------------------------------
     def execute_sql(self, sql: str) -> TableResult:

@@ -293,7 +293,9 @@ def _uri(path: str) -> str:
     return path if ":" in path.split("/", 1)[0] else f"file:{path}"
 
 
-def app(api: RestApi) -> Starlette:
+def app(api: Optional[RestApi], extra: Optional[list[Route]] = None) -> Callable:
+    """The ASGI application: ``api``'s routes (Flink's REST API) and ``extra`` ones (the SQL
+    Gateway's, which a cluster serves on its REST port too: their paths do not collide)."""
 
     async def not_found(request: Request, exc) -> Response:
         return errors(404, f"Not found: {request.url.path}")
@@ -305,7 +307,8 @@ def app(api: RestApi) -> Starlette:
         log.exception("REST: %s %s failed", request.method, request.url.path)
         return errors(500, "Internal server error.")
 
-    application = Starlette(routes=api.routes(), exception_handlers={404: not_found, 405: not_allowed,
+    routes = (api.routes() if api is not None else []) + list(extra or [])
+    application = Starlette(routes=routes, exception_handlers={404: not_found, 405: not_allowed,
                                                                         Exception: failed})
     return _slashes(application)
 
@@ -324,20 +327,22 @@ def _slashes(inner: Callable) -> Callable:
 class RestServer:
     """The REST endpoint in a background thread of this process (uvicorn)."""
 
-    def __init__(self, session, host: str, port: int):
+    def __init__(self, session, host: str, port: int, rest: bool = True, extra: Optional[list[Route]] = None,
+                 name: str = "REST endpoint"):
         import uvicorn
-        self.api = RestApi(session)
-        config = uvicorn.Config(app(self.api), host=host, port=port, log_level="warning", access_log=False,
+        self.api = RestApi(session) if rest else None
+        self.name = name
+        config = uvicorn.Config(app(self.api, extra), host=host, port=port, log_level="warning", access_log=False,
                                 lifespan="off", timeout_graceful_shutdown=1)
         self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, name="rest-endpoint", daemon=True)
+        self.thread = threading.Thread(target=self.server.run, name=name, daemon=True)
 
     def start(self, timeout: float = 10.0) -> "RestServer":
         self.thread.start()
         deadline = time.monotonic() + timeout
         while not self.server.started:
             if not self.thread.is_alive() or time.monotonic() > deadline:
-                raise OSError(f"The REST endpoint did not start on {self.address} (is the port in use?)")
+                raise OSError(f"The {self.name} did not start on {self.address} (is the port in use?)")
             time.sleep(0.01)
         return self
 
@@ -356,7 +361,7 @@ class RestServer:
         """Shut down, once every stop-with-savepoint's outcome was fetched (its client polls
         for it after the job has ended) or ``linger`` seconds have passed."""
         deadline = time.monotonic() + linger
-        while self.api.undelivered() and time.monotonic() < deadline:
+        while self.api is not None and self.api.undelivered() and time.monotonic() < deadline:
             time.sleep(0.05)
         self.server.should_exit = True
         self.thread.join(5)

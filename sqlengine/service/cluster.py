@@ -1,0 +1,86 @@
+"""A sqlengine session cluster: one long-lived JobManager process.
+
+It holds one SparkSession (Spark is its ResourceManager and TaskManagers: ``spark.master``,
+``local[*]`` by default) and the cluster's jobs. Its Dispatcher is Flink's REST API on
+``rest.port`` (8081, ``rest.bind-address``), which also serves the SQL Gateway's paths
+(they do not collide with the Dispatcher's), so one address is all a client needs; the
+SQL Gateway has its own port as in Flink, ``sql-gateway.endpoint.rest.port`` (8083,
+``sql-gateway.endpoint.rest.bind-address``). Each INSERT submitted through a gateway
+session is a job of the cluster, driven by its own JobMaster (the job's epochs and
+checkpoints: ``runtime/job.py``), and outlives the client that submitted it.
+
+On SIGTERM (or Ctrl-C in the foreground) every running job stops at an epoch boundary:
+its epoch in progress commits, and the checkpoint to restore it from is printed and kept.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+import threading
+from typing import Optional, TextIO
+
+log = logging.getLogger("sqlengine.service")
+
+CLUSTER_DEFAULTS = {"rest.port": "8081", "sql-gateway.endpoint.rest.port": "8083", "spark.master": "local[*]"}
+GATEWAY_PORT = "sql-gateway.endpoint.rest.port"
+
+
+def bind_address(conf: dict[str, str], prefix: str) -> str:
+    return conf.get(f"{prefix}.bind-address") or conf.get(f"{prefix}.address") or "127.0.0.1"
+
+
+def run(conf: dict[str, str], out: TextIO = sys.stdout, ready: Optional[threading.Event] = None,
+        stop: Optional[threading.Event] = None) -> int:
+    """Run the cluster until SIGTERM / SIGINT (or ``stop``); 0 once its jobs have stopped."""
+    from sqlengine.api.control import warm_workers_at_start
+    from sqlengine.api.jobs import stop_all
+    from sqlengine.api.session import Session
+    from sqlengine.service.gateway import Gateway
+    from sqlengine.service.rest import RestServer
+
+    logging.getLogger("sqlengine.service").setLevel(logging.INFO)
+    conf = {**CLUSTER_DEFAULTS, **conf}
+    conf.pop("execution.target", None)
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    warm_workers_at_start(True)  # a cluster's Python workers start ahead of its first job
+    stop = stop or threading.Event()
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, lambda *_: stop.set())
+    session = Session(conf)
+    session.spark  # noqa: B018 - Spark starts now, not with the first job
+    gateway = Gateway(session)
+    servers = []
+    try:
+        servers.append(RestServer(session, bind_address(conf, "rest"), int(conf["rest.port"]),
+                                  extra=gateway.routes()).start())
+        gw_port = conf.get(GATEWAY_PORT, "")
+        if gw_port not in ("", "-1"):
+            servers.append(RestServer(session, bind_address(conf, "sql-gateway.endpoint.rest"), int(gw_port),
+                                      rest=False, extra=gateway.routes(), name="SQL Gateway endpoint").start())
+    except OSError as exc:
+        print(f"[ERROR] {exc}", file=out, flush=True)
+        for s in servers:
+            s.stop(0)
+        return 1
+    print(f"[INFO] sqlengine cluster is running: REST API and dashboard at http://{servers[0].address}"
+          + (f", SQL Gateway at http://{servers[1].address}" if len(servers) > 1 else "")
+          + f"; Spark master {session.spark.sparkContext.master}; pid {os.getpid()}", file=out, flush=True)
+    log.info("cluster started: %s", ", ".join(s.address for s in servers))
+    if ready is not None:
+        ready.set()
+    stop.wait()
+    print("[INFO] Stopping the cluster: its running jobs stop at an epoch boundary...", file=out, flush=True)
+    for job_id, path in stop_all(session, timeout=300):
+        if path is None:
+            print(f"[INFO] Job {job_id} stopped before its first checkpoint completed.", file=out)
+        else:
+            print(f"[INFO] Job {job_id} stopped. To resume it, SET 'execution.state-recovery.path' = "
+                  f"'{path}'; and run its statement again.", file=out)
+        log.info("job %s stopped at shutdown; checkpoint %s", job_id, path)
+    for s in servers:
+        s.stop(linger=5)
+    print("[INFO] The cluster has stopped.", file=out, flush=True)
+    return 0

@@ -1,0 +1,169 @@
+"""A session cluster (``sqlengine cluster start``) with jobs that outlive their clients.
+
+The cluster is a real background process started and stopped with the commands a user
+types; clients are real ``sqlengine -m host:port`` processes; the job is a Kafka → TUMBLE
+→ Kafka exactly-once job on a real broker; Flink 2.3's own ``flink`` command line lists
+it and stops it with a savepoint; the job restored from that savepoint finishes the
+windows, and the committed output is exact (each window once, with its full count)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from tests.connectors.kafka.kafka_util import new_topic, produce, read_all
+from tests.service.test_rest_api import flink, flink_home, free_port, http  # noqa: F401 - fixture
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def sqlengine(env: dict, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "shell.cli", *args], env=env, cwd=ROOT, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    """A cluster on free ports, its state (pid file, log) in a folder of its own."""
+    state = tmp_path_factory.mktemp("cluster-state")
+    rest, gateway = free_port(), free_port()
+    env = dict(os.environ, XDG_STATE_HOME=str(state), XDG_DATA_HOME=str(state / "data"))
+    conf = ["-D", f"rest.port={rest}", "-D", f"sql-gateway.endpoint.rest.port={gateway}",
+            "-D", "spark.master=local[2]", "-D", "parallelism.default=2"]
+    started = sqlengine(env, "cluster", "start", *conf, timeout=240)
+    assert started.returncode == 0, started.stdout + started.stderr
+    assert "Cluster started" in started.stdout
+    try:
+        yield {"env": env, "rest": rest, "gateway": gateway, "conf": conf, "state": state}
+    finally:
+        stopped = sqlengine(env, "cluster", "stop", *conf, timeout=600)
+        print(stopped.stdout, stopped.stderr)
+
+
+def test_status_and_a_second_start_is_refused(cluster):
+    status = sqlengine(cluster["env"], "cluster", "status", *cluster["conf"])
+    assert status.returncode == 0 and f"Cluster running at http://127.0.0.1:{cluster['rest']}" in status.stdout
+    again = sqlengine(cluster["env"], "cluster", "start", *cluster["conf"])
+    assert again.returncode == 1
+    assert again.stderr.strip() == (f"[ERROR] A cluster is already running at http://127.0.0.1:{cluster['rest']} "
+                                    f"(sqlengine cluster stop stops it).")
+    log = cluster["state"] / "sqlengine" / "cluster" / f"cluster-{cluster['rest']}.log"
+    assert "sqlengine cluster is running" in log.read_text()
+
+
+def test_a_client_gets_the_results_and_errors_a_local_run_prints(cluster, tmp_path):
+    rows = "\n".join(json.dumps({"k": i % 3, "v": i}) for i in range(30))
+    (tmp_path / "in.json").write_text(rows + "\n")
+    script = tmp_path / "q.sql"
+    script.write_text(f"""CREATE TABLE t (k INT, v INT) WITH ('connector' = 'filesystem', 'path' = '{tmp_path}/in.json',
+  'format' = 'json');
+SET 'execution.runtime-mode' = 'batch';
+SHOW TABLES;
+SELECT k, COUNT(*) AS n, SUM(v) AS s FROM t GROUP BY k ORDER BY k;
+SELECT nope FROM t;
+""")
+    remote = sqlengine(cluster["env"], "-m", f"127.0.0.1:{cluster['rest']}", "-f", str(script))
+    local = sqlengine(dict(cluster["env"], XDG_STATE_HOME=str(tmp_path / "local")), "-f", str(script), timeout=240)
+    assert remote.returncode == local.returncode == 1
+    assert remote.stdout == local.stdout
+    assert "| 0 | 10 | 135 |" in remote.stdout.replace("  ", " ") or "135" in remote.stdout
+    # The same one [ERROR], naming the script's line (the trace is in the cluster's log).
+    assert remote.stderr.split("(full trace")[0] == local.stderr.split("(full trace")[0]
+    assert "at line 6, column 8:" in remote.stderr
+
+
+def _bids(first: int, last: int) -> list[dict]:
+    return [{"id": i, "item": f"i{i % 3}", "price": i % 17, "ts": f"2024-01-01 10:{i // 30:02d}:{i % 30 * 2:02d}"}
+            for i in range(first, last)]
+
+
+def _expected(bids: list[dict]) -> Counter:
+    out: Counter = Counter()
+    for b in bids:
+        out[(b["item"], b["ts"][:16] + ":00")] += 1
+    return out
+
+
+def _committed(bs: str, topic: str) -> Counter:
+    got = Counter()
+    for _, _, _, value, _ in read_all(bs, topic):
+        r = json.loads(value)
+        got[(r["item"], r["window_start"][:19].replace("T", " "), r["n"])] += 1
+    return got
+
+
+def _wait(what, ready, timeout: float = 180):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = what()
+        if ready(value):
+            return value
+        time.sleep(0.5)
+    raise AssertionError(f"timed out; last value: {value!r}")
+
+
+def test_a_submitted_job_outlives_its_client_then_stops_with_a_savepoint_and_restores_exactly(
+        cluster, kafka_bootstrap, flink_home, tmp_path):  # noqa: F811
+    bs, address = kafka_bootstrap, f"127.0.0.1:{cluster['rest']}"
+    src, dst = new_topic(bs, 2), new_topic(bs, 2)
+    first, second = _bids(0, 600), _bids(600, 1200)
+    produce(bs, src, [{"value": b, "partition": i % 2} for i, b in enumerate(first)])
+    ddl = f"""
+CREATE TABLE bids (id BIGINT, item STRING, price INT, ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+  WITH ('connector' = 'kafka', 'topic' = '{src}', 'properties.bootstrap.servers' = '{bs}',
+        'scan.startup.mode' = 'earliest-offset', 'format' = 'json');
+CREATE TABLE `out` (item STRING, window_start TIMESTAMP(3), n BIGINT)
+  WITH ('connector' = 'kafka', 'topic' = '{dst}', 'properties.bootstrap.servers' = '{bs}', 'format' = 'json',
+        'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = 'cl-{dst}');
+SET 'pipeline.name' = 'windows-{dst}';
+"""
+    insert = """INSERT INTO `out` SELECT item, window_start, COUNT(*)
+FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY item, window_start, window_end;
+"""
+    script = tmp_path / "job.sql"
+    script.write_text(ddl + insert)
+    t0 = time.monotonic()
+    submitted = sqlengine(cluster["env"], "-m", address, "-f", str(script))
+    took = time.monotonic() - t0
+    assert submitted.returncode == 0, submitted.stderr
+    job_id = submitted.stdout.split("Job ID: ")[1].split()[0]
+    assert took < 20, f"the client waited {took:.1f} s: it should submit and return"
+
+    # The client has gone; the job runs on: Flink's CLI lists it.
+    listed = flink(flink_home, "list", "-m", address)
+    assert listed.returncode == 0, listed.stderr
+    assert f"{job_id} : windows-{dst} (RUNNING)" in listed.stdout
+    # Windows up to 10:19 are closed by the first 600 bids' watermark (10:19:58).
+    closed = Counter({(i, w, n): 1 for (i, w), n in _expected(first).items() if w < "2024-01-01 10:19:00"})
+    _wait(lambda: _committed(bs, dst), lambda got: got == closed)
+    status, overview = http(cluster["rest"], f"/v1/jobs/{job_id}")
+    assert status == 200 and overview["state"] == "RUNNING"
+
+    stop = flink(flink_home, "stop", "-m", address, "--savepointPath", str(tmp_path / "savepoints"), job_id)
+    assert stop.returncode == 0, stop.stdout + stop.stderr
+    savepoint = stop.stdout.split("Savepoint completed. Path: ")[1].split()[0]
+    assert savepoint.startswith(f"file:{tmp_path / 'savepoints'}/savepoint-{job_id[:6]}-")
+    assert http(cluster["rest"], f"/v1/jobs/{job_id}/status")[1] == {"status": "FINISHED"}
+
+    # While it is stopped, the rest of the input arrives; restored from the savepoint, the
+    # job reads from where it stopped.
+    produce(bs, src, [{"value": b, "partition": i % 2} for i, b in enumerate(second)])
+    closer = {"id": 10_000, "item": "closer", "price": 0, "ts": "2024-01-01 11:00:00"}
+    produce(bs, src, [{"value": closer, "partition": p} for p in (0, 1)])
+    restore = tmp_path / "restore.sql"
+    restore.write_text(ddl + f"SET 'execution.state-recovery.path' = '{savepoint}';\n" + insert)
+    resumed = sqlengine(cluster["env"], "-m", address, "-f", str(restore))
+    assert resumed.returncode == 0, resumed.stderr
+    job2 = resumed.stdout.split("Job ID: ")[1].split()[0]
+    everything = Counter({(i, w, n): 1 for (i, w), n in _expected(first + second).items()})
+    got = _wait(lambda: _committed(bs, dst), lambda got: sum(got.values()) >= sum(everything.values()))
+    assert got == everything  # every window once, with its whole count: nothing lost, nothing twice
+    cancel = flink(flink_home, "cancel", "-m", address, job2)
+    assert cancel.returncode == 0, cancel.stderr
