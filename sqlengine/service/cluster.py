@@ -37,6 +37,7 @@ def run(conf: dict[str, str], out: TextIO = sys.stdout, ready: Optional[threadin
     from sqlengine.api.control import warm_workers_at_start
     from sqlengine.api.jobs import stop_all
     from sqlengine.api.session import Session
+    from sqlengine.service import dashboard
     from sqlengine.service.gateway import Gateway
     from sqlengine.service.rest import RestServer
 
@@ -55,7 +56,7 @@ def run(conf: dict[str, str], out: TextIO = sys.stdout, ready: Optional[threadin
     servers = []
     try:
         servers.append(RestServer(session, bind_address(conf, "rest"), int(conf["rest.port"]),
-                                  extra=gateway.routes()).start())
+                                  extra=gateway.routes() + dashboard.routes()).start())
         gw_port = conf.get(GATEWAY_PORT, "")
         if gw_port not in ("", "-1"):
             servers.append(RestServer(session, bind_address(conf, "sql-gateway.endpoint.rest"), int(gw_port),
