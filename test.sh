@@ -21,6 +21,15 @@ if ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 && [ -z "${SQLENGINE_
     exit 1
   fi
 fi
+# The dashboard's test drives a headless Chromium through Selenium (tests/service/test_dashboard.py).
+if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && apt-get install -y -qq chromium chromium-driver >/dev/null
+  else
+    echo "[test] Chromium is needed for the dashboard's test: apt-get install -y chromium chromium-driver" >&2
+    exit 1
+  fi
+fi
 # The avro format's tests load Spark's spark-avro module: fetched once from Maven Central into
 # ~/.cache/sqlengine (connectors/formats/spark_avro.py), here rather than by two test workers at once.
 .venv/bin/python -m connectors.formats.spark_avro >/dev/null
