@@ -464,8 +464,8 @@ function vertexBox(box, vertex) {
     records, watermark);
   const update = m => {
     m = m || {};
-    records.textContent = `in ${fmtCount(m.numRecordsIn)} · out ${fmtCount(m.numRecordsOut)} · ` +
-                          `${fmtRate(m.numRecordsOutPerSecond)}`;
+    const rate = Number.isFinite(m.numRecordsOutPerSecond) ? ` (${fmtRate(m.numRecordsOutPerSecond)})` : "";
+    records.textContent = `records in ${fmtCount(m.numRecordsIn)} · out ${fmtCount(m.numRecordsOut)}${rate}`;
     watermark.textContent = `watermark ${fmtWatermark(m.watermark)}`;
   };
   update(null);
