@@ -288,13 +288,19 @@ function jobControls(base) {
     const dir = target.value.trim();
     if (!confirm(`Stop job "${name}" with a savepoint${dir ? ` in ${dir}` : ""}?`)) return;
     stop.disabled = true;
+    let trigger;
     try {
-      const trigger = await rest(`${base}/stop`, {method: "POST",
-                                                   body: JSON.stringify({drain: false, targetDirectory: dir || null})});
-      say("Stopping at the next epoch boundary…");
-      say(...await savepointOutcome(`${base}/savepoints/${encodeURIComponent(trigger["request-id"])}`));
+      trigger = await rest(`${base}/stop`, {method: "POST",
+                                            body: JSON.stringify({drain: false, targetDirectory: dir || null})});
     } catch (e) {
       say(`Stop failed: ${e.message}`, true);
+      return;
+    }
+    say("Stopping at the next epoch boundary…");
+    try {
+      say(...await savepointOutcome(`${base}/savepoints/${encodeURIComponent(trigger["request-id"])}`));
+    } catch (e) {
+      say(e.message, true);  // the REST API's own words ("Savepoint failed: ...")
     }
   });
 
