@@ -39,8 +39,11 @@ class VertexInfo:
     parallelism: int
     max_parallelism: int
     inputs: tuple[tuple[str, str], ...]  # (upstream vertex id, ship strategy: HASH, FORWARD, GLOBAL, BROADCAST)
+    operators: tuple[str, ...] = ()  # its operators' ids, as EXPLAIN prints them (head first)
+    source: bool = False  # its head reads a table
 
 
+NO_WATERMARK = -(1 << 62)  # a node's watermark before it has one (runtime/watermarks.py WM_MIN)
 SHIP = {"hash": "HASH", "forward": "FORWARD", "single": "GLOBAL", "broadcast": "BROADCAST"}
 
 
@@ -61,7 +64,8 @@ def job_vertices(session, job_id: str) -> list[VertexInfo]:
         inputs = tuple((vid[task_of[src.id]], SHIP[edge.kind]) for src, edge in t.head.inputs
                        if src.id in task_of)
         out.append(VertexInfo(vid[t.number], t.number, " -> ".join(n.label for n in t.operators), t.parallelism,
-                              dag.max_parallelism, inputs))
+                              dag.max_parallelism, inputs, tuple(n.id for n in t.operators),
+                              not t.head.inputs))
     return out
 
 
@@ -134,3 +138,89 @@ def stop_all(session, timeout: Optional[float] = None) -> list[tuple[str, Option
     for job in running:
         job.stop_event.set()
     return [(job.job_id, job.stop(timeout)) for job in running]
+
+
+@dataclass(frozen=True)
+class VertexMetrics:
+    """A vertex's metrics under Flink's names (what is known: sources count their rows)."""
+
+    records_in: Optional[int]
+    records_out: Optional[int]
+    records_out_per_second: Optional[float]
+    input_watermark: Optional[int]  # ms; None before the first epoch
+    output_watermark: Optional[int]
+    busy_ratio: float
+
+
+@dataclass(frozen=True)
+class CheckpointInfo:
+    """A completed epoch, as Flink's checkpoint statistics show one."""
+
+    checkpoint_id: int
+    trigger_ms: int
+    end_ms: int
+    duration_ms: int
+    records: int
+    state_size: int
+
+
+@dataclass(frozen=True)
+class JobMetricsInfo:
+    vertices: dict[str, VertexMetrics]  # vertex id -> its metrics
+    checkpoints: list[CheckpointInfo]  # the recent ones, oldest first
+    completed: int
+    busy_ratio: float
+    restored_from: Optional[str] = None
+
+
+def job_metrics(session, job_id: str) -> JobMetricsInfo:
+    """The job's metrics now: per vertex, and its epochs (checkpoints)."""
+    from sqlengine.runtime.metrics import merged
+    job = session.jobs.get(job_id)
+    if job is None:
+        raise UnknownJob(job_id)
+    snap = merged([q.driver.metrics for q in list(job.queries) if getattr(q, "driver", None) is not None])
+    vertices = job_vertices(session, job_id)
+    out_wm: dict[str, Optional[int]] = {}
+    found: dict[str, VertexMetrics] = {}
+    for v in vertices:  # dependency order: a vertex's inputs come before it
+        marks = [snap.watermarks[o] for o in v.operators if o in snap.watermarks and snap.watermarks[o] > NO_WATERMARK]
+        output = marks[-1] if marks else None
+        ins = [out_wm.get(src) for src, _ in v.inputs]
+        inp = min((w for w in ins if w is not None), default=None) if ins else output
+        out_wm[v.vertex_id] = output
+        rows = sum(snap.records.get(o, 0) for o in v.operators) if v.source else None
+        rate = sum(snap.rates.get(o, 0.0) for o in v.operators) if v.source else None
+        found[v.vertex_id] = VertexMetrics(0 if v.source else None, rows, rate, inp, output, snap.busy_ratio)
+    checkpoints = [CheckpointInfo(e.epoch, e.trigger_ms, e.end_ms, e.duration_ms, e.records, e.state_size)
+                   for e in snap.epochs]
+    return JobMetricsInfo(found, checkpoints, snap.completed, snap.busy_ratio,
+                          getattr(job, "restored_from", None))
+
+
+def executors(session) -> list[dict]:
+    """Spark's executors (Flink's TaskManagers): id, host, port, cores, memory (bytes)."""
+    sc = session.spark.sparkContext
+    out = []
+    infos = sc._jsc.sc().statusTracker().getExecutorInfos()
+    master = sc.master
+    local_cores = None
+    if master.startswith("local"):
+        import os
+        inner = master[master.find("[") + 1: master.find("]")] if "[" in master else "1"
+        local_cores = os.cpu_count() or 1 if inner == "*" else int(inner.split(",")[0]) if inner.isdigit() or \
+            inner.split(",")[0].isdigit() else 1
+    for info in infos:
+        out.append({"host": info.host(), "port": int(info.port()), "running_tasks": int(info.numRunningTasks()),
+                    "cores": local_cores, "memory": int(info.totalOnHeapStorageMemory())})
+    return out
+
+
+def epoch_interval_ms(session, job_id: str) -> int:
+    """How often the job's epochs start (0: back to back), as Flink's checkpoint interval."""
+    job = session.jobs.get(job_id)
+    if job is None:
+        raise UnknownJob(job_id)
+    from sqlengine.config import duration_ms
+    raw = session.conf.get("execution.checkpointing.interval")
+    return (duration_ms(raw) or 0) if raw else 0

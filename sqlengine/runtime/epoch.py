@@ -34,6 +34,7 @@ from sqlengine.faults import reached
 from sqlengine.hidden import EOI, EOI_ANY, SPLIT, TAG, Lowered
 from sqlengine.plan.dag import Dag, PhysicalNode
 from sqlengine.runtime.context import EpochContext, EpochRun, JobContext
+from sqlengine.runtime.metrics import JobMetrics
 from sqlengine.runtime.multisink import rows_of
 from sqlengine.runtime.state import StateStore
 from sqlengine.runtime.watermarks import wm_min
@@ -103,6 +104,8 @@ class EpochDriver:
         # Called with the query id before this run's first epoch (the sinks' ``open``).
         self.on_open: list[Callable[[str], None]] = []
         self._opened = False
+        import os
+        self.metrics = JobMetrics(state_dir=os.path.join(checkpoint, "state") if checkpoint else "")
 
     def started(self, query_id: str) -> None:
         self.query_id = query_id
@@ -129,6 +132,9 @@ class EpochDriver:
 
     def _run(self, batch: DataFrame, epoch_id: int) -> None:
         reached("epoch-start")
+        started = time.time()
+        if self.metrics.poll is not None:
+            self.metrics.ingest(self.metrics.poll())  # the previous epoch's rows
         facts = self._from_offsets(epoch_id)
         persisted = facts is None or self.reuse
         if persisted:
@@ -159,6 +165,7 @@ class EpochDriver:
             run.meta_out["parallelism"] = self.job.parallelism
             run.meta_out["writer_tasks"] = self.job.writer_tasks
             self.store.write_meta(epoch_id, run.meta_out)
+            self.metrics.epoch_done(epoch_id, started, run.meta_out.get("wm") or {})
             reached("after-meta")
             self._notify_done(epoch_id)
             if all(ended) and self.bounded:

@@ -69,6 +69,8 @@ def start_epoch_query(job: JobContext, dag: Dag,
     query = (tagged_sources(frames).writeStream.foreachBatch(driver)
              .option("checkpointLocation", checkpoint).queryName(name)
              .trigger(processingTime=trigger).outputMode("append").start())
+    driver.metrics.sources = tuple(pn.id for pn in sources)
+    driver.metrics.poll = lambda: query.lastProgress
     driver.started(str(query.id))
     return query, driver
 

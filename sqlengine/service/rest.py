@@ -29,7 +29,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from sqlengine.api.jobs import JobInfo, UnknownJob, VertexInfo, cancel_job, job_info, job_infos, job_vertices, stop_job
+from sqlengine.api.jobs import (CheckpointInfo, JobInfo, JobMetricsInfo, UnknownJob, VertexInfo, VertexMetrics, cancel_job,
+                                executors, job_info, job_infos, job_metrics, job_vertices, stop_job)
 from sqlengine.version import __version__
 
 log = logging.getLogger("sqlengine.service")
@@ -140,10 +141,7 @@ class RestApi:
         tasks = _job_tasks(job)
         vertex_state = next((k.upper() for k, n in tasks.items() if k != "total" and n), "RUNNING")
         counts = {s.upper(): 0 for s in TASK_STATES}
-        metrics = {"read-bytes": 0, "read-bytes-complete": False, "write-bytes": 0, "write-bytes-complete": False,
-                   "read-records": 0, "read-records-complete": False, "write-records": 0,
-                   "write-records-complete": False, "accumulated-backpressured-time": 0,
-                   "accumulated-idle-time": 0, "accumulated-busy-time": 0.0}
+        measured = self._metrics(job)
         body = {"jid": job.job_id, "name": job.name, "isStoppable": False, "state": job.state,
                 "job-type": _job_type(job), "schedulerType": "Default", "start-time": job.start_ms, "end-time": end,
                 "duration": duration, "maxParallelism": -1, "now": now, "pending-operators": 0,
@@ -156,7 +154,8 @@ class RestApi:
                               "maxParallelism": v.max_parallelism, "parallelism": v.parallelism,
                               "status": vertex_state, "start-time": job.start_ms, "end-time": end,
                               "duration": duration, "tasks": {**counts, vertex_state: v.parallelism},
-                              "metrics": metrics} for v in vertices],
+                              "metrics": self._vertex_metrics_json(measured.vertices.get(v.vertex_id))}
+                             for v in vertices],
                 "status-counts": {**counts, vertex_state: len(vertices)},
                 "plan": self._plan(job, vertices)}
         return _json(body)
@@ -260,6 +259,224 @@ class RestApi:
         return errors(400, "A savepoint of a running job is not supported yet: stop the job with a savepoint "
                            "(flink stop --savepointPath, or STOP JOB ... WITH SAVEPOINT).")
 
+    # -- metrics and checkpoints ------------------------------------------------------------
+    def _metrics(self, job: JobInfo) -> JobMetricsInfo:
+        return job_metrics(self.session, job.job_id)
+
+    def _vertex(self, request: Request) -> tuple[JobInfo, VertexInfo] | JSONResponse:
+        job = self._job(request)
+        if isinstance(job, JSONResponse):
+            return job
+        vid = request.path_params["vertexid"].lower()
+        for v in job_vertices(self.session, job.job_id):
+            if v.vertex_id == vid:
+                return job, v
+        return errors(404, f"JobVertex {vid} not found in job {job.job_id}.")
+
+    @staticmethod
+    def _vertex_values(m: Optional[VertexMetrics], parallelism: int) -> dict[str, str]:
+        """A vertex's metrics by Flink's names (values are strings, as Flink sends them)."""
+        if m is None:
+            return {}
+        out: dict[str, str] = {}
+        if m.records_in is not None:
+            out["numRecordsIn"] = str(m.records_in)
+        if m.records_out is not None:
+            out["numRecordsOut"] = str(m.records_out)
+            out["numRecordsOutPerSecond"] = f"{m.records_out_per_second or 0.0:.3f}"
+            out["numRecordsInPerSecond"] = "0.0"
+        if m.input_watermark is not None:
+            out["currentInputWatermark"] = str(m.input_watermark)
+        if m.output_watermark is not None:
+            out["currentOutputWatermark"] = str(m.output_watermark)
+        out["busyTimeMsPerSecond"] = str(int(m.busy_ratio * 1000))
+        out["idleTimeMsPerSecond"] = str(1000 - int(m.busy_ratio * 1000))
+        out["backPressuredTimeMsPerSecond"] = "0"
+        return out
+
+    def _vertex_metrics_json(self, m: Optional[VertexMetrics]) -> dict:
+        rin = m.records_in if m is not None and m.records_in is not None else 0
+        rout = m.records_out if m is not None and m.records_out is not None else 0
+        known = m is not None and m.records_out is not None
+        return {"read-bytes": 0, "read-bytes-complete": False, "write-bytes": 0, "write-bytes-complete": False,
+                "read-records": rin, "read-records-complete": known, "write-records": rout,
+                "write-records-complete": known, "accumulated-backpressured-time": 0,
+                "accumulated-idle-time": 0, "accumulated-busy-time": float(m.busy_ratio if m else 0.0)}
+
+    async def vertex_details(self, request: Request) -> Response:
+        """``GET /jobs/:jobid/vertices/:vertexid``: the vertex and its subtasks."""
+        found = self._vertex(request)
+        if isinstance(found, JSONResponse):
+            return found
+        job, v = found
+        m = self._metrics(job).vertices.get(v.vertex_id)
+        now = int(time.time() * 1000)
+        end = job.end_ms
+        state = _task_state(job)
+        subtasks = [{"subtask": i, "status": state, "attempt": 0, "endpoint": "localhost", "start-time": job.start_ms,
+                     "start_time": job.start_ms, "end-time": end,
+                     "duration": max((end if end >= 0 else now) - job.start_ms, 0),
+                     "metrics": self._vertex_metrics_json(None), "taskmanager-id": "spark-driver",
+                     "status-duration": {}, "other-concurrent-attempts": []} for i in range(v.parallelism)]
+        return _json({"id": v.vertex_id, "name": v.name, "parallelism": v.parallelism,
+                      "maxParallelism": v.max_parallelism, "now": now, "subtasks": subtasks,
+                      "aggregated": self._vertex_metrics_json(m)})
+
+    async def vertex_metrics(self, request: Request) -> Response:
+        """``GET /jobs/:jobid/vertices/:vertexid/metrics[?get=a,b]`` (Flink's bare array)."""
+        found = self._vertex(request)
+        if isinstance(found, JSONResponse):
+            return found
+        job, v = found
+        values = self._vertex_values(self._metrics(job).vertices.get(v.vertex_id), v.parallelism)
+        return _json(_metric_list(values, request))
+
+    async def vertex_watermarks(self, request: Request) -> Response:
+        found = self._vertex(request)
+        if isinstance(found, JSONResponse):
+            return found
+        job, v = found
+        m = self._metrics(job).vertices.get(v.vertex_id)
+        if m is None or m.input_watermark is None:
+            return _json([])
+        return _json([{"id": f"{i}.currentInputWatermark", "value": str(m.input_watermark)}
+                      for i in range(v.parallelism)])
+
+    async def vertex_backpressure(self, request: Request) -> Response:
+        """Backpressure: how much of the wall time the job spends in epochs (an epoch that
+        takes longer than its trigger interval holds the sources back)."""
+        found = self._vertex(request)
+        if isinstance(found, JSONResponse):
+            return found
+        job, v = found
+        busy = self._metrics(job).busy_ratio
+        level = "high" if busy > 0.5 else "low" if busy > 0.1 else "ok"
+        return _json({"status": "ok", "backpressureLevel": level, "end-timestamp": int(time.time() * 1000),
+                      "subtasks": [{"subtask": i, "attempt-number": 0, "backpressureLevel": level,
+                                    "ratio": round(busy, 3), "idleRatio": round(1 - busy, 3),
+                                    "busyRatio": round(busy, 3), "other-concurrent-attempts": []}
+                                   for i in range(v.parallelism)]})
+
+    def _job_values(self, job: JobInfo) -> dict[str, str]:
+        m = self._metrics(job)
+        last = m.checkpoints[-1] if m.checkpoints else None
+        now = int(time.time() * 1000)
+        return {"numberOfCompletedCheckpoints": str(m.completed), "numberOfFailedCheckpoints": "0",
+                "numberOfInProgressCheckpoints": "0", "totalNumberOfCheckpoints": str(m.completed),
+                "lastCheckpointDuration": str(last.duration_ms if last else -1),
+                "lastCheckpointSize": str(last.state_size if last else -1),
+                "lastCheckpointFullSize": str(last.state_size if last else -1),
+                "numRestarts": "0",
+                "uptime": str(max(now - job.start_ms, 0) if not job.terminal else 0)}
+
+    async def job_metric_values(self, request: Request) -> Response:
+        job = self._job(request)
+        if isinstance(job, JSONResponse):
+            return job
+        return _json(_metric_list(self._job_values(job), request))
+
+    @staticmethod
+    def _checkpoint(c: CheckpointInfo, tasks: int) -> dict:
+        return {"className": "completed", "id": c.checkpoint_id, "status": "COMPLETED", "is_savepoint": False,
+                "savepointFormat": None, "trigger_timestamp": c.trigger_ms, "latest_ack_timestamp": c.end_ms,
+                "checkpointed_size": c.state_size, "state_size": c.state_size,
+                "end_to_end_duration": c.duration_ms, "alignment_buffered": 0, "processed_data": c.records,
+                "persisted_data": 0, "num_subtasks": tasks, "num_acknowledged_subtasks": tasks,
+                "checkpoint_type": "CHECKPOINT", "tasks": {}, "external_path": None, "discarded": False}
+
+    async def job_checkpoints(self, request: Request) -> Response:
+        """``GET /jobs/:jobid/checkpoints``: the epochs as Flink's checkpoint statistics."""
+        job = self._job(request)
+        if isinstance(job, JSONResponse):
+            return job
+        m = self._metrics(job)
+        history = [self._checkpoint(c, job.tasks) for c in reversed(m.checkpoints)]
+
+        def stats(values: list[int]) -> dict:
+            if not values:
+                return {k: 0 for k in ("min", "max", "avg", "p50", "p90", "p95", "p99", "p999")}
+            ordered = sorted(values)
+            q = lambda f: ordered[min(int(f * len(ordered)), len(ordered) - 1)]  # noqa: E731
+            return {"min": ordered[0], "max": ordered[-1], "avg": sum(ordered) // len(ordered), "p50": q(.5),
+                    "p90": q(.9), "p95": q(.95), "p99": q(.99), "p999": q(.999)}
+        sizes = [c.state_size for c in m.checkpoints]
+        return _json({"counts": {"restored": 1 if m.restored_from else 0, "total": m.completed, "in_progress": 0,
+                                 "completed": m.completed, "failed": 0},
+                      "summary": {"checkpointed_size": stats(sizes), "state_size": stats(sizes),
+                                  "end_to_end_duration": stats([c.duration_ms for c in m.checkpoints]),
+                                  "alignment_buffered": stats([]), "processed_data": stats([]),
+                                  "persisted_data": stats([])},
+                      "latest": {"completed": history[0] if history else None, "savepoint": None, "failed": None,
+                                 "restored": None},
+                      "history": history})
+
+    async def checkpoint_config(self, request: Request) -> Response:
+        job = self._job(request)
+        if isinstance(job, JSONResponse):
+            return job
+        from sqlengine.api.jobs import epoch_interval_ms
+        return _json({"mode": "exactly_once", "interval": epoch_interval_ms(self.session, job.job_id),
+                      "timeout": 600000, "min_pause": 0, "max_concurrent": 1,
+                      "externalization": {"enabled": True, "delete_on_cancellation": False},
+                      "state_backend": "HashMapStateBackend", "checkpoint_storage": "FileSystemCheckpointStorage",
+                      "unaligned_checkpoints": False, "tolerable_failed_checkpoints": 0,
+                      "aligned_checkpoint_timeout": 0, "checkpoints_after_tasks_finish": True,
+                      "state_changelog_enabled": False, "changelog_periodic_materialization_interval": 0,
+                      "changelog_storage": "memory"})
+
+    async def checkpoint_details(self, request: Request) -> Response:
+        job = self._job(request)
+        if isinstance(job, JSONResponse):
+            return job
+        raw = request.path_params["checkpointid"]
+        if not raw.lstrip("-").isdigit():
+            return errors(400, f"Bad request, could not parse parameters: Cannot resolve path parameter "
+                               f"(checkpointid) from value \"{raw}\".")
+        for c in self._metrics(job).checkpoints:
+            if c.checkpoint_id == int(raw):
+                return _json(self._checkpoint(c, job.tasks))
+        return errors(404, f"Could not find checkpointing statistics for checkpoint {raw}.")
+
+    async def taskmanagers(self, request: Request) -> Response:
+        """``GET /taskmanagers``: Spark's executors (the driver's, in local mode)."""
+        rows = []
+        for e in executors(self.session):
+            cores = e["cores"] or 1
+            resource = {"cpuCores": float(cores), "taskHeapMemory": e["memory"] // (1 << 20),
+                        "taskOffHeapMemory": 0, "managedMemory": 0, "networkMemory": 0, "extendedResources": {}}
+            rows.append({"id": f"{e['host']}:{e['port']}", "path": f"spark://{e['host']}:{e['port']}",
+                         "dataPort": e["port"], "jmxPort": -1, "timeSinceLastHeartbeat": int(time.time() * 1000),
+                         "slotsNumber": cores, "freeSlots": max(cores - e["running_tasks"], 0),
+                         "totalResource": resource, "freeResource": resource,
+                         "hardware": {"cpuCores": cores, "physicalMemory": e["memory"], "freeMemory": e["memory"],
+                                      "managedMemory": 0},
+                         "memoryConfiguration": {}, "blocked": False})
+        return _json({"taskmanagers": rows})
+
+    async def prometheus(self, request: Request) -> Response:
+        """``GET /metrics``: every job's and vertex's metrics as Prometheus text (names as
+        Flink's PrometheusReporter writes them)."""
+        lines: list[str] = []
+        seen: set[str] = set()
+
+        def sample(name: str, labels: dict[str, str], value: str) -> None:
+            if name not in seen:
+                seen.add(name)
+                lines.append(f"# TYPE {name} gauge")
+            text = ",".join(f'{k}="{_prom_escape(v)}"' for k, v in labels.items())
+            lines.append(f"{name}{{{text}}} {value}")
+        for job in job_infos(self.session):
+            base = {"job_id": job.job_id, "job_name": job.name}
+            for k, v in self._job_values(job).items():
+                sample(f"flink_jobmanager_job_{k}", base, v)
+            m = self._metrics(job)
+            for v in job_vertices(self.session, job.job_id):
+                for k, val in self._vertex_values(m.vertices.get(v.vertex_id), v.parallelism).items():
+                    sample(f"flink_taskmanager_job_task_{k}",
+                           {**base, "task_id": v.vertex_id, "task_name": v.name}, val)
+        return Response("\n".join(lines) + "\n", media_type="text/plain; version=0.0.4; charset=utf-8",
+                        headers=HEADERS)
+
     def undelivered(self) -> int:
         """Stop-with-savepoint requests whose outcome no client has fetched yet."""
         return sum(1 for o in list(self.triggers.values()) if not o.get("delivered"))
@@ -272,8 +489,36 @@ class RestApi:
                  ("/jobs/{jobid}/exceptions", self.job_exceptions, ["GET"]),
                  ("/jobs/{jobid}/stop", self.job_stop, ["POST"]),
                  ("/jobs/{jobid}/savepoints", self.savepoint_trigger, ["POST"]),
-                 ("/jobs/{jobid}/savepoints/{triggerid}", self.savepoint_status, ["GET"])]
-        return [Route(prefix + path, fn, methods=methods) for prefix in ("", "/v1") for path, fn, methods in table]
+                 ("/jobs/{jobid}/savepoints/{triggerid}", self.savepoint_status, ["GET"]),
+                 ("/jobs/{jobid}/metrics", self.job_metric_values, ["GET"]),
+                 ("/jobs/{jobid}/checkpoints", self.job_checkpoints, ["GET"]),
+                 ("/jobs/{jobid}/checkpoints/config", self.checkpoint_config, ["GET"]),
+                 ("/jobs/{jobid}/checkpoints/details/{checkpointid}", self.checkpoint_details, ["GET"]),
+                 ("/jobs/{jobid}/vertices/{vertexid}", self.vertex_details, ["GET"]),
+                 ("/jobs/{jobid}/vertices/{vertexid}/metrics", self.vertex_metrics, ["GET"]),
+                 ("/jobs/{jobid}/vertices/{vertexid}/watermarks", self.vertex_watermarks, ["GET"]),
+                 ("/jobs/{jobid}/vertices/{vertexid}/backpressure", self.vertex_backpressure, ["GET"]),
+                 ("/taskmanagers", self.taskmanagers, ["GET"])]
+        return [Route(prefix + path, fn, methods=methods) for prefix in ("", "/v1") for path, fn, methods in table] + \
+            [Route("/metrics", self.prometheus, methods=["GET"])]
+
+
+def _metric_list(values: dict[str, str], request: Request) -> list[dict]:
+    """Flink's metrics answer: the names without ``get``, else the asked-for values (names it
+    does not know are left out)."""
+    asked = request.query_params.get("get")
+    if asked is None:
+        return [{"id": k} for k in values]
+    return [{"id": k, "value": values[k]} for k in (a.strip() for a in asked.split(",")) if k in values]
+
+
+def _prom_escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
+
+
+def _task_state(job: JobInfo) -> str:
+    return {"RUNNING": "RUNNING", "FINISHED": "FINISHED", "CANCELED": "CANCELED", "FAILED": "FAILED"}.get(
+        job.state, "RUNNING")
 
 
 async def _body(request: Request) -> Optional[dict]:
