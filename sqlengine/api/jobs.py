@@ -121,14 +121,29 @@ def stop_job(session, job_id: str, target_directory: Optional[str] = None,
     root = job.stop(timeout)
     if root is None or not target_directory:
         return root
-    import os
     import shutil
-    import uuid
-    target = target_directory[len("file:"):] if target_directory.startswith("file:") else target_directory
-    dest = os.path.join(target, f"savepoint-{job_id[:6]}-{uuid.uuid4().hex[:12]}")
-    os.makedirs(target, exist_ok=True)
+    dest = savepoint_path(job_id, target_directory)
     shutil.copytree(root, dest)
     return dest
+
+
+def savepoint_path(job_id: str, target_directory: str) -> str:
+    """A new savepoint's folder in ``target_directory``, named as Flink names one."""
+    import os
+    import uuid
+    target = target_directory[len("file:"):] if target_directory.startswith("file:") else target_directory
+    os.makedirs(target, exist_ok=True)
+    return os.path.join(target, f"savepoint-{job_id[:6]}-{uuid.uuid4().hex[:12]}")
+
+
+def savepoint_job(session, job_id: str, target_directory: str) -> Optional[str]:
+    """A savepoint of a running job: its checkpoint copied between two epochs into
+    ``target_directory`` while it keeps running. Returns the path (None if no epoch was
+    committed yet)."""
+    job = session.jobs.get(job_id)
+    if job is None:
+        raise UnknownJob(job_id)
+    return job.savepoint(savepoint_path(job_id, target_directory))
 
 
 def stop_all(session, timeout: Optional[float] = None) -> list[tuple[str, Optional[str]]]:

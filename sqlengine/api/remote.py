@@ -128,9 +128,9 @@ class RemoteJob:
                 return
             if status == "FAILED":
                 self.done.set()
-                reply = self.conn.call("GET", f"/v1/jobs/{self.job_id}/exceptions")
-                cause = (reply.get("root-exception") or f"Job {self.job_id} failed.").strip()
-                raise RemoteError(cause)
+                entries = self.conn.call("GET", f"/v1/jobs/{self.job_id}/exceptions").get(
+                    "exceptionHistory", {}).get("entries") or []
+                raise RemoteError(entries[0]["stacktrace"] if entries else f"Job {self.job_id} failed.")
             if deadline is not None and time.monotonic() > deadline:
                 raise TimeoutError(f"Job {self.job_id} is still running")
             time.sleep(0.1)
@@ -142,11 +142,8 @@ class RemoteJob:
         trigger = self.conn.call("POST", f"/v1/jobs/{self.job_id}/stop", {"drain": False})["request-id"]
         while True:
             reply = self.conn.call("GET", f"/v1/jobs/{self.job_id}/savepoints/{trigger}")
-            if reply.get("status", {}).get("id") == "COMPLETED":
-                op = reply.get("operation") or {}
-                if op.get("failure-cause"):
-                    raise RemoteError(str(op["failure-cause"].get("stack-trace") or op["failure-cause"]))
-                return op.get("location")
+            if reply.get("status", {}).get("id") == "COMPLETED":  # a failure is an error body (raised)
+                return (reply.get("operation") or {}).get("location")
             time.sleep(0.1)
 
 

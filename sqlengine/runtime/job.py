@@ -77,6 +77,13 @@ def local_path(path: str) -> str:
     return path[len("file:"):] if path.startswith("file:") else path
 
 
+def _committed(driver) -> bool:
+    """The driver's last epoch is in Spark's commit log (or it has run none yet)."""
+    if driver.last_epoch is None:
+        return True
+    return os.path.exists(os.path.join(driver.checkpoint, "commits", str(driver.last_epoch)))
+
+
 def default_checkpoint_root(job_id: str) -> str:
     base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
     return os.path.join(base, "sqlengine", "checkpoints", job_id)
@@ -141,6 +148,38 @@ class Job:
         self.done.wait(timeout)
         root = self.checkpoint_root
         return root if root and _holds_checkpoint(root) else None
+
+    def savepoint(self, target: str, timeout: float = 300.0) -> Optional[str]:
+        """A copy of the job's checkpoint taken between two epochs, while it keeps running
+        (Flink's savepoint of a running job): no epoch runs during the copy, and the last
+        completed epoch is in Spark's commit log. Returns the copy's path, None if no
+        epoch has completed yet."""
+        import shutil
+        root = self.checkpoint_root
+        drivers = [q.driver for q in self.queries]
+        if not root or not drivers:
+            return None
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.done.is_set():
+                raise ExecutionError(f"Job {self.job_id} ended before its savepoint could be taken.")
+            held = []
+            try:
+                for d in drivers:  # every query between two epochs, each committed
+                    d.lock.acquire()
+                    held.append(d)
+                    if d.busy or not _committed(d):
+                        break
+                else:
+                    if not _holds_checkpoint(root):
+                        return None
+                    shutil.copytree(root, target)
+                    return target
+            finally:
+                for d in held:
+                    d.lock.release()
+            time.sleep(0.02)
+        raise ExecutionError(f"Job {self.job_id}: no epoch boundary within {timeout:g} s for a savepoint.")
 
     def wait(self, timeout: Optional[float] = None) -> "Job":
         """Block until the job has ended; a failed job raises its error."""

@@ -78,6 +78,8 @@ class JobMetrics:
             return
         batch = int(progress["batchId"])
         sources = progress.get("sources") or []
+        if not any(int(src.get("numInputRows") or 0) for src in sources):
+            return  # nothing read (an idle report carries the id of the batch to come)
         with self._lock:
             if batch in self._seen:
                 return

@@ -30,7 +30,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from sqlengine.api.jobs import (CheckpointInfo, JobInfo, JobMetricsInfo, UnknownJob, VertexInfo, VertexMetrics, cancel_job,
-                                executors, job_info, job_infos, job_metrics, job_vertices, stop_job)
+                                executors, job_info, job_infos, job_metrics, job_vertices, savepoint_job, stop_job)
 from sqlengine.version import __version__
 
 log = logging.getLogger("sqlengine.service")
@@ -253,11 +253,46 @@ class RestApi:
         return _json({"status": {"id": "COMPLETED"}, "operation": {"location": _uri(outcome["location"])}})
 
     async def savepoint_trigger(self, request: Request) -> Response:
+        """``POST /jobs/:jobid/savepoints`` (``target-directory``, ``cancel-job``,
+        ``triggerId``): a savepoint of the running job, taken between two epochs; 202 with
+        the trigger id to poll (``GET /jobs/:jobid/savepoints/:triggerid``)."""
         job = self._job(request)
         if isinstance(job, JSONResponse):
             return job
-        return errors(400, "A savepoint of a running job is not supported yet: stop the job with a savepoint "
-                           "(flink stop --savepointPath, or STOP JOB ... WITH SAVEPOINT).")
+        body = await _body(request)
+        if body is None:
+            return errors(400, "Bad request, the request body is not valid JSON.")
+        if job.terminal:
+            return errors(409, f"Job {job.job_id} is not running (its state is {job.state}).")
+        target = body.get("target-directory") or self.conf.get("execution.checkpointing.savepoint-dir") or \
+            self.conf.get("state.savepoints.dir")
+        if not target:
+            return errors(400, "Config key [execution.checkpointing.savepoint-dir] is not set. Property "
+                               "[target-directory] must be provided.")
+        trigger = str(body.get("triggerId") or uuid.uuid4().hex)
+        key = (job.job_id, trigger)
+        if key in self.triggers:
+            return _json({"request-id": trigger}, 202)
+        outcome: dict = {}
+        self.triggers[key] = outcome
+        cancel = bool(body.get("cancel-job"))
+
+        def take() -> None:
+            try:
+                outcome["location"] = savepoint_job(self.session, job.job_id, target)
+                if cancel:
+                    cancel_job(self.session, job.job_id)
+            except Exception as exc:  # noqa: BLE001 - reported to the poller
+                log.exception("REST: the savepoint of job %s failed", job.job_id)
+                outcome["error"] = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            outcome["done"] = True
+        threading.Thread(target=take, name=f"savepoint-{job.job_id[:8]}", daemon=True).start()
+        log.info("REST: savepoint of job %s (trigger %s)", job.job_id, trigger)
+        return _json({"request-id": trigger}, 202)
+
+    def undelivered(self) -> int:
+        """Stop-with-savepoint requests whose outcome no client has fetched yet."""
+        return sum(1 for o in list(self.triggers.values()) if not o.get("delivered"))
 
     # -- metrics and checkpoints ------------------------------------------------------------
     def _metrics(self, job: JobInfo) -> JobMetricsInfo:
@@ -476,10 +511,6 @@ class RestApi:
                            {**base, "task_id": v.vertex_id, "task_name": v.name}, val)
         return Response("\n".join(lines) + "\n", media_type="text/plain; version=0.0.4; charset=utf-8",
                         headers=HEADERS)
-
-    def undelivered(self) -> int:
-        """Stop-with-savepoint requests whose outcome no client has fetched yet."""
-        return sum(1 for o in list(self.triggers.values()) if not o.get("delivered"))
 
     def routes(self) -> list[Route]:
         table = [("/config", self.config, ["GET"]), ("/overview", self.overview, ["GET"]),

@@ -163,7 +163,7 @@ FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY ite
     def metric(vertex: dict, name: str) -> str:
         values = http(rest, f"/v1/jobs/{job_id}/vertices/{vertex['id']}/metrics?get={name}")[1]
         return {m["id"]: m["value"] for m in values}.get(name, "")
-    assert int(metric(source, "numRecordsOut")) == 600
+    _wait(lambda: metric(source, "numRecordsOut"), lambda n: n == "600")  # reported once the epoch has ended
     assert metric(window, "currentInputWatermark") == str(_ms("2024-01-01 10:19:55"))
     checkpoints = http(rest, f"/v1/jobs/{job_id}/checkpoints")[1]
     done = checkpoints["counts"]["completed"]
@@ -181,6 +181,14 @@ FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY ite
     assert [s.value for s in out] == [900.0]
     assert any(s.labels["job_id"] == job_id and s.value > done
                for s in families["flink_jobmanager_job_numberOfCompletedCheckpoints"].samples)
+
+    # A savepoint of the running job: it keeps running.
+    taken = flink(flink_home, "savepoint", "-m", address, job_id, str(tmp_path / "running"))
+    assert taken.returncode == 0, taken.stdout + taken.stderr
+    running_sp = taken.stdout.split("Savepoint completed. Path: ")[1].split()[0]
+    assert running_sp.startswith(f"file:{tmp_path / 'running'}/savepoint-{job_id[:6]}-")
+    assert list(Path(running_sp[len("file:"):]).rglob("commits/*"))
+    assert http(rest, f"/v1/jobs/{job_id}/status")[1] == {"status": "RUNNING"}
 
     stop = flink(flink_home, "stop", "-m", address, "--savepointPath", str(tmp_path / "savepoints"), job_id)
     assert stop.returncode == 0, stop.stdout + stop.stderr
