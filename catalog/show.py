@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Optional, Sequence, Union
 
+from sqlengine.secrets import MASK, is_secret_key  # noqa: F401 - the catalog's printing masks secrets
 from sqlengine.types import MAX_VARCHAR, DataType
 
 from catalog.base import Catalog
@@ -29,8 +30,6 @@ from catalog.tableau import (  # noqa: F401  (re-exported: SHOW/DESCRIBE renderi
 )
 
 DESCRIBE_HEADER = ["name", "type", "null", "key", "extras", "watermark"]
-SECRET_MARKERS = ("password", "secret", "token", "sasl.jaas.config")
-MASK = "******"
 INDENT = "  "
 Row = list[Optional[str]]
 
@@ -157,12 +156,6 @@ def _primary_key_ddl(schema: TableSchema) -> str:
 
 
 # -- secrets -----------------------------------------------------------------------------
-def is_secret_key(key: str) -> bool:
-    """Options whose value must never be printed (passwords, tokens, JAAS configs)."""
-    lowered = key.lower()
-    return any(marker in lowered for marker in SECRET_MARKERS)
-
-
 def mask_options(options: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
     return [(k, MASK if is_secret_key(k) else v) for k, v in options]
 

@@ -30,9 +30,9 @@ from sqlengine.errors import ConnectorError
 # ordering a key's changes for ChangelogNormalize), ``__split`` (a row's source split,
 # e.g. ``topic:partition``, for per-split watermarks: ``ScanResult.splits``).
 from sqlengine.hidden import EOI, OP, SEQ, SPLIT  # noqa: F401
+from sqlengine.secrets import mask_conf
 from sqlengine.types import DataType
 
-SECRET_KEYS = ("password", "sasl.jaas.config", "secret", "token")
 
 
 class Options:
@@ -112,8 +112,7 @@ class Options:
 
 def redact(options: dict[str, str]) -> dict[str, str]:
     """Options safe to print: values of secret keys replaced by ``******``."""
-    return {k: ("******" if any(s in k.lower() for s in SECRET_KEYS) else v)
-            for k, v in options.items()}
+    return mask_conf(options)
 
 
 @dataclass

@@ -14,6 +14,8 @@ import os
 import traceback
 from pathlib import Path
 
+from sqlengine.secrets import mask_sql
+
 LOGGER = "sqlengine"
 _FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 # PySpark's own loggers print JSON to stderr and do not propagate (pyspark/logger).
@@ -111,8 +113,8 @@ def full_trace(exc: BaseException) -> str:
 
 def log_failure(exc: BaseException, statement: str = "") -> None:
     """Write ``exc``'s full trace to the log file (and wherever else logging goes)."""
-    where = f" in statement:\n{statement}\n" if statement else "\n"
-    file_logger().error("Statement failed%s%s", where, full_trace(exc))
+    where = f" in statement:\n{mask_sql(statement)}\n" if statement else "\n"
+    file_logger().error("Statement failed%s%s", where, mask_sql(full_trace(exc)))
 
 
 def file_logger() -> logging.Logger:

@@ -31,6 +31,7 @@ from starlette.routing import Route
 
 from sqlengine.api.jobs import (CheckpointInfo, JobInfo, JobMetricsInfo, UnknownJob, VertexInfo, VertexMetrics, cancel_job,
                                 executors, job_info, job_infos, job_metrics, job_vertices, savepoint_job, stop_job)
+from sqlengine.api.secrets import mask_sql
 from sqlengine.version import __version__
 
 log = logging.getLogger("sqlengine.service")
@@ -175,7 +176,7 @@ class RestApi:
         entries = []
         if job.error is not None:
             name, reason = job.error
-            entries.append({"exceptionName": name, "stacktrace": reason, "timestamp": job.end_ms,
+            entries.append({"exceptionName": name, "stacktrace": mask_sql(reason), "timestamp": job.end_ms,
                             "taskName": None, "endpoint": None, "taskManagerId": None, "failureLabels": {},
                             "concurrentExceptions": []})
         return _json({"exceptionHistory": {"entries": entries, "truncated": False}})
@@ -650,6 +651,7 @@ def serve(session) -> Optional[RestServer]:
     if port in (None, ""):
         return None
     host = session.conf.get("rest.bind-address") or session.conf.get("rest.address") or "127.0.0.1"
-    server = RestServer(session, host, int(port)).start()
+    from sqlengine.service import dashboard
+    server = RestServer(session, host, int(port), extra=dashboard.routes()).start()
     log.info("REST endpoint listening on %s", server.address)
     return server
