@@ -215,3 +215,22 @@ FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY ite
     assert again.returncode == 0, again.stdout + again.stderr
     assert http(cluster["rest"], f"/v1/jobs/{job2}/status")[1] == {"status": "FINISHED"}
     assert _committed(bs, dst) == everything
+
+
+def test_the_python_api_runs_statements_on_the_cluster(cluster):
+    from sqlengine.api import Session
+    s = Session({"execution.target": "remote", "rest.address": "127.0.0.1", "rest.port": str(cluster["rest"])})
+    assert type(s).__name__ == "RemoteSession"
+    s.execute_sql("CREATE TABLE g (id BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '5', "
+                  "'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '5')")
+    s.execute_sql("CREATE TABLE sink (id BIGINT) WITH ('connector' = 'blackhole')")
+    # A streaming SELECT's changelog comes back as its cells (row kinds first).
+    changes = s.execute_sql("SELECT SUM(id) AS total FROM g").collect()
+    assert changes[0][0] == "+I" and changes[-1][1] == "15" and {c[0] for c in changes} <= {"+I", "-U", "+U"}
+    submitted = s.execute_sql("INSERT INTO sink SELECT id FROM g")
+    job_id = submitted.get_job_client().get_job_id()
+    submitted.wait(120_000)  # over REST: the job is the cluster's
+    assert http(cluster["rest"], f"/v1/jobs/{job_id}/status")[1] == {"status": "FINISHED"}
+    with pytest.raises(Exception, match=r"Table \(or view\) `default_catalog`.`default_database`.`missing` does not exist"):
+        s.execute_sql("SELECT * FROM missing")
+    s.close()
