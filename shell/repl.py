@@ -257,8 +257,9 @@ class Shell:
         from shell.progress import TaskProgress
         from sqlengine.api.script import runs_query
         sc = None
-        if runs_query(stmt):
-            sc = session.spark.sparkContext  # a query needs Spark: wait for it to have started
+        spark = session.spark if runs_query(stmt) else None  # a query needs Spark: wait for it to have started
+        if spark is not None:  # (none in a remote session: Spark runs in the cluster)
+            sc = spark.sparkContext
         if sc is not None:
             sc.setJobGroup("sqlengine-shell", "a statement typed in the shell", interruptOnCancel=True)
         try:

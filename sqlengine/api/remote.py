@@ -256,10 +256,22 @@ class RemoteSession:
         self.handle = self.conn.call("POST", f"{API}/sessions", {"sessionName": "sqlengine", "properties": props})[
             "sessionHandle"]
         self.jobs: dict[str, RemoteJob] = {}  # jobs this client waits for (none: they are the cluster's)
+        self.catalogs = RemoteCatalogs(self)
+
+    spark = None  # Spark runs in the cluster
+    catalogs: "RemoteCatalogs"
 
     @property
     def conf(self) -> dict[str, str]:
         return self.conn.call("GET", f"{API}/sessions/{self.handle}").get("properties", {})
+
+    @property
+    def streaming(self) -> bool:
+        return self.conf.get("execution.runtime-mode", "streaming").strip().lower() != "batch"
+
+    def rows(self, sql: str) -> list[list]:
+        """The rows of a SHOW statement run on the cluster."""
+        return self.execute_sql(sql).rows
 
     def execute_sql(self, sql: str) -> TableResult:
         result = TableResult("OK")
@@ -320,3 +332,51 @@ class RemoteSession:
         except SqlEngineError:
             pass
         self.conn.close()
+
+
+class RemoteCatalogs:
+    """What a client (the shell's prompt and completion) reads of the session's catalogs,
+    asked of the cluster with SHOW statements (each answer kept for a second)."""
+
+    TTL = 1.0
+
+    def __init__(self, session: RemoteSession):
+        self.session = session
+        self._cache: dict[str, tuple[float, list]] = {}
+
+    def _ask(self, sql: str) -> list:
+        now = time.monotonic()
+        hit = self._cache.get(sql)
+        if hit is None or now - hit[0] > self.TTL:
+            hit = (now, [r[0] for r in self.session.rows(sql)])
+            self._cache[sql] = hit
+        return hit[1]
+
+    @property
+    def current_catalog(self) -> str:
+        return (self._ask("SHOW CURRENT CATALOG") or ["default_catalog"])[0]
+
+    @property
+    def current_database(self) -> str:
+        return (self._ask("SHOW CURRENT DATABASE") or ["default_database"])[0]
+
+    def list_catalogs(self) -> list[str]:
+        return self._ask("SHOW CATALOGS")
+
+    def list_databases(self, catalog: Optional[str] = None) -> list[str]:
+        return self._ask("SHOW DATABASES") if catalog in (None, self.current_catalog) else []
+
+    def list_tables(self, catalog: Optional[str] = None, database: Optional[str] = None) -> list[str]:
+        return self._ask("SHOW TABLES") if catalog in (None, self.current_catalog) else []
+
+    def list_views(self, catalog: Optional[str] = None, database: Optional[str] = None) -> list[str]:
+        return self._ask("SHOW VIEWS") if catalog in (None, self.current_catalog) else []
+
+    def list_user_functions(self) -> list[str]:
+        return self._ask("SHOW USER FUNCTIONS")
+
+    def qualify(self, parts: list[str]):
+        raise LookupError("table details are not read from a remote session")
+
+    def get_table(self, path):
+        raise LookupError("table details are not read from a remote session")

@@ -234,3 +234,33 @@ def test_the_python_api_runs_statements_on_the_cluster(cluster):
     with pytest.raises(Exception, match=r"Table \(or view\) `default_catalog`.`default_database`.`missing` does not exist"):
         s.execute_sql("SELECT * FROM missing")
     s.close()
+
+
+def test_the_shell_connects_to_the_cluster_and_its_jobs_outlive_it(cluster, tmp_path):
+    """``sqlengine -m``'s interactive shell: DDL, a live streaming SELECT cancelled with
+    Ctrl-C, an error with its caret, an INSERT whose job keeps running after QUIT."""
+    from tests.shell.terminal import Terminal
+    term = Terminal("-m", f"127.0.0.1:{cluster['rest']}",
+                    env={"SQLENGINE_HISTORY": str(tmp_path / "history"),
+                         "XDG_STATE_HOME": cluster["env"]["XDG_STATE_HOME"]})
+    try:
+        term.wait_for(r"^Flink SQL>", timeout=30)
+        term.run("CREATE TABLE ticks (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '20');",
+                 r"\[INFO\] Execute statement succeeded\.")
+        term.run("CREATE TABLE nowhere (id BIGINT) WITH ('connector' = 'blackhole');",
+                 r"\[INFO\] Execute statement succeeded\.")
+        term.run("SHOW TABLES;", r"\|\s+ticks \|")
+        screen = term.run("SELECT idd FROM ticks;", r"\(full trace in .*\)").string
+        assert "at line 1, column 8:" in screen and "  SELECT idd FROM ticks;\n         ^^^" in screen
+        term.run("SELECT id % 2 AS k, COUNT(*) AS n FROM ticks GROUP BY id % 2;", r"│\s*-?\d+\s*│\s*\d+\s*│",
+                 timeout=120)
+        term.ctrl("c")
+        term.wait_for(r"^Flink SQL>$")
+        job_id = term.run("INSERT INTO nowhere SELECT id FROM ticks;", r"Job ID: ([0-9a-f]{32})").group(1)
+        term.type("QUIT;")
+        term.enter()
+        assert term.wait_exit() == 0
+    finally:
+        term.close()
+    assert http(cluster["rest"], f"/v1/jobs/{job_id}/status")[1] == {"status": "RUNNING"}
+    assert http(cluster["rest"], f"/v1/jobs/{job_id}?mode=cancel", method="PATCH")[0] == 202
