@@ -8,7 +8,11 @@ that runs in a thread; its result is fetched page by page (``result/:token``, th
 page's ``nextResultUri``): ``NOT_READY`` while the statement runs, then ``PAYLOAD``
 pages, then ``EOS``. A streaming SELECT's changes come page by page as its epochs
 produce them, with their row kinds; a page waits up to ``PAGE_WAIT`` seconds for rows
-before it goes out empty (Flink's client asks again at once).
+before it goes out empty (Flink's client asks again at once). A streaming SELECT is a
+job of the cluster too (Flink's ``collect`` job): cancelling or closing its operation
+(Ctrl-C in the SQL Client) cancels it. Flink's SQL Client closes no operation that
+ended, so a session drops the operations its client is done with when the next
+statement comes.
 
 Bodies are what Flink 2.3's serializers write (``FetchResultsResponseBodySerializer``,
 ``LogicalTypeJsonSerializer``), not the ymls where these differ; rows are ``PLAIN_TEXT``
@@ -47,6 +51,9 @@ IDLE_TIMEOUT = "sql-gateway.session.idle-timeout"
 KINDS = {"+I": "INSERT", "-U": "UPDATE_BEFORE", "+U": "UPDATE_AFTER", "-D": "DELETE"}
 OK_TEXT = "[INFO] Execute statement succeeded."
 STRING = {"type": "VARCHAR", "nullable": True, "length": 2147483647}
+# sqlengine's type roots that Flink's ``LogicalTypeRoot`` names otherwise
+ROOTS = {"INT": "INTEGER", "TIMESTAMP": "TIMESTAMP_WITHOUT_TIME_ZONE",
+         "TIMESTAMP_LTZ": "TIMESTAMP_WITH_LOCAL_TIME_ZONE", "TIME": "TIME_WITHOUT_TIME_ZONE"}
 
 
 def _json(body: object, status: int = 200) -> JSONResponse:
@@ -64,22 +71,24 @@ def server_side(message: str) -> JSONResponse:
 
 
 def logical_type(t: Any) -> dict:
-    """A type as Flink's ``LogicalTypeJsonSerializer`` writes it."""
+    """A type as Flink's ``LogicalTypeJsonSerializer`` writes it: the ``type`` is a
+    ``LogicalTypeRoot`` name (Flink's client rejects any other), plus the root's attributes."""
     if t is None:
         return dict(STRING)
-    root = {"STRING": "VARCHAR", "BYTES": "VARBINARY", "INTERVAL_MS": "INTERVAL_DAY_TIME",
-            "INTERVAL_MONTHS": "INTERVAL_YEAR_MONTH", "TIMESTAMP": "TIMESTAMP_WITHOUT_TIME_ZONE",
-            "TIMESTAMP_LTZ": "TIMESTAMP_WITH_LOCAL_TIME_ZONE", "TIME": "TIME_WITHOUT_TIME_ZONE",
-            "NULL": "NULL"}.get(t.root, t.root)
+    root = ROOTS.get(t.root, t.root)
     out: dict = {"type": root, "nullable": bool(t.nullable)}
-    if t.root in ("STRING", "BYTES"):
-        out["length"] = 2147483647
-    elif root in ("CHAR", "VARCHAR", "BINARY", "VARBINARY"):
+    if root in ("VARCHAR", "VARBINARY"):
+        out["length"] = t.precision if t.precision is not None else 2147483647
+    elif root in ("CHAR", "BINARY"):
         out["length"] = t.precision if t.precision is not None else 1
     elif root == "DECIMAL":
         out["precision"], out["scale"] = t.precision, t.scale or 0
     elif root.startswith(("TIME", "TIMESTAMP")):
         out["precision"] = t.precision if t.precision is not None else (0 if root.startswith("TIME_") else 6)
+    elif root == "INTERVAL_DAY_TIME":  # ours are INTERVAL DAY TO SECOND(3)
+        out.update(precision=2, fractionalPrecision=3, resolution="DAY_TO_SECOND")
+    elif root == "INTERVAL_YEAR_MONTH":
+        out.update(precision=2, resolution="YEAR_TO_MONTH")
     elif root in ("ARRAY", "MULTISET"):
         out["elementType"] = logical_type(t.element)
     elif root == "MAP":
@@ -122,7 +131,8 @@ class Operation:
         self.token = 0  # the next page's token
         self.last: Optional[dict] = None  # the last page sent (a retry of its token gets it again)
         self.pages = None  # the result's batches (a running streaming SELECT's come as its epochs end)
-        self.ended = False
+        self.ended = False  # EOS went out
+        self.failed = False  # its error went out
         threading.Thread(target=self._run, name=f"gateway-op-{self.handle[:8]}", daemon=True).start()
 
     def _run(self) -> None:
@@ -133,12 +143,24 @@ class Operation:
                 raise ValidationError("Only one statement is supported at a time; got "
                                       f"{len(statements)}." if statements else "No statement to execute.")
             self.result = self.session.session.execute_statement(statements[0], live=True)
+            self._register(self.result)
             self.status = "FINISHED" if self.status == "RUNNING" else self.status
         except Exception as exc:  # noqa: BLE001 - the operation's failure, fetched by its client
             self.error = describe(exc, self.statement)
             self.status = "ERROR"
         finally:
             self.done.set()
+
+    def _register(self, r: TableResult) -> None:
+        """A streaming SELECT is a job of the cluster, as Flink's ``collect`` job is: the
+        REST API lists it while it runs, and it is CANCELED when its client cancels it
+        (Ctrl-C) or closes its session; its id is the result's ``jobID``."""
+        job = r.stream.job if r.stream is not None else None
+        if job is None:
+            return
+        if job.job_id == "select":  # start_stream's name for every query's job, not an id
+            job.job_id = uuid.uuid4().hex
+        self.session.session.jobs[job.job_id] = job
 
     def cancel(self) -> None:
         if self.result is not None and self.result.stream is not None:
@@ -151,6 +173,7 @@ class Operation:
         if not self.done.wait(PAGE_WAIT):
             return {"resultType": "NOT_READY", "nextResultUri": self._uri(prefix, token, row_format)}
         if self.error is not None:
+            self.failed = True
             return server_side(self.error)
         with self.lock:
             if token == self.token - 1 and self.last is not None:
@@ -163,6 +186,16 @@ class Operation:
             self.last, self.token = page, self.token + 1
             return page
 
+    @property
+    def spent(self) -> bool:
+        """Its client has had all it will ask for. Flink's SQL Client closes only the
+        operations it cancels: it reads a query to its EOS, a statement to its first page
+        (its job id, its OK), and leaves the operation open; the session drops spent ones."""
+        if not self.done.is_set():
+            return False
+        query = self.result is not None and self.result.kind == "ROWS" and not self.result.show
+        return self.failed or self.ended or (self.token > 0 and not query)
+
     def _uri(self, prefix: str, token: int, row_format: str) -> str:
         query = f"?rowFormat={row_format}" if prefix != "/v1" else ""
         return f"{prefix}/sessions/{self.session.handle}/operations/{self.handle}/result/{token}{query}"
@@ -170,7 +203,8 @@ class Operation:
     def _page(self, token: int, row_format: str, prefix: str) -> dict | JSONResponse:
         r = self.result
         assert r is not None
-        job_id = r.job.job_id if r.job is not None else None
+        job = r.job if r.job is not None else (r.stream.job if r.stream is not None else None)
+        job_id = job.job_id if job is not None else None
         query = r.kind == "ROWS" and not r.show
         columns, types = self._columns(r)
         head = {"isQueryResult": query, "resultKind": "SUCCESS" if r.kind == "OK" and r.text in (None, OK_TEXT)
@@ -223,6 +257,7 @@ class Operation:
         except Exception as exc:  # noqa: BLE001 - the query failed while running
             self.error = describe(exc, self.statement)
             self.status = "ERROR"
+            self.failed = True
             return server_side(self.error)
 
     @staticmethod
@@ -247,6 +282,14 @@ class GatewaySession:
         self.properties = properties
         self.operations: dict[str, Operation] = {}
         self.last_access = time.monotonic()
+
+    def add(self, op: Operation) -> None:
+        """A new statement's operation; the spent ones before it go (else a session keeps
+        every result it ever had until it closes)."""
+        for handle, old in list(self.operations.items()):
+            if old.spent:
+                self.operations.pop(handle, None)
+        self.operations[op.handle] = op
 
     def close(self) -> None:
         """Its running queries end; its INSERT jobs are the cluster's and keep running."""
@@ -368,7 +411,7 @@ class Gateway:
         if isinstance(config, dict) and config:
             s.session.conf.update({str(k): str(v) for k, v in config.items()})
         op = Operation(s, body["statement"])
-        s.operations[op.handle] = op
+        s.add(op)
         return _json({"operationHandle": op.handle})
 
     async def fetch_results(self, request: Request) -> Response:
