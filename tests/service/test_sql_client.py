@@ -12,6 +12,8 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import subprocess
+import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -19,8 +21,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from tests.service.test_cluster import sqlengine
-from tests.service.test_rest_api import FLINK, FLINK_DIR, flink_home, free_port, http  # noqa: F401 - fixture
+from tests.service.test_rest_api import FLINK, FLINK_DIR, ROOT, flink_home, free_port, http  # noqa: F401 - fixture
 
 # The PyFlink wheel lacks opt/flink-sql-gateway-*.jar (the client's gateway mode needs its
 # REST classes): it comes from Maven Central into an opt folder of its own, next to links to
@@ -32,6 +33,11 @@ GATEWAY_URL = f"https://repo1.maven.org/maven2/org/apache/flink/flink-sql-gatewa
 PROMPT = r"Flink SQL(?:\x1b\[[0-9;]*m)*> "
 ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[A-Za-z]|[=>])")
 TRANSCRIPT = os.environ.get("SQLENGINE_SQL_CLIENT_TRANSCRIPT")
+
+
+def sqlengine(env: dict, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "shell.cli", *args], env=env, cwd=ROOT, capture_output=True,
+                          text=True, timeout=timeout)
 
 
 def _download(url: str, target: Path) -> None:
@@ -120,23 +126,28 @@ def table(out: str) -> list[str]:
             or ln.startswith(("Received a total", "Empty set"))]
 
 
-def _save(name: str, transcript: str) -> None:
+@pytest.fixture(scope="module")
+def save():
+    """Appends a client's session to the transcript file (emptied first), if one is named."""
     if TRANSCRIPT:
-        with open(TRANSCRIPT, "a") as f:
-            f.write(f"===== {name} =====\n{transcript}\n")
+        Path(TRANSCRIPT).write_text("")
+
+    def append(name: str, transcript: str) -> None:
+        if TRANSCRIPT:
+            with open(TRANSCRIPT, "a") as f:
+                f.write(f"===== {name} =====\n{transcript}\n")
+    return append
 
 
 @pytest.fixture(scope="module")
-def client(flink_home, flink_opt, cluster, tmp_path_factory):  # noqa: F811 - the imported fixture
-    if TRANSCRIPT:
-        Path(TRANSCRIPT).write_text("")
+def client(flink_home, flink_opt, cluster, save, tmp_path_factory):  # noqa: F811 - the imported fixture
     c = Client(flink_home, flink_opt, cluster["gateway"], tmp_path_factory.mktemp("sql-client"))
     try:
         assert "[INFO] Execute statement succeeded." in c.run("SET 'sql-client.execution.result-mode' = 'tableau';")
         yield c
         assert "Shutting down the session...\ndone." in c.quit()
     finally:
-        _save("sql-client.sh gateway: DDL, queries, Ctrl-C, an error", c.close())
+        save("sql-client.sh gateway: DDL, queries, Ctrl-C, an error", c.close())
 
 
 @pytest.fixture(scope="module")
@@ -238,7 +249,7 @@ def test_a_failed_statement_prints_the_reason(client, tables):
 
 
 def test_an_insert_prints_its_job_id_and_the_job_outlives_the_client(flink_home, flink_opt, cluster,  # noqa: F811
-                                                                       tmp_path):
+                                                                       save, tmp_path):
     c = Client(flink_home, flink_opt, cluster["gateway"], tmp_path)
     try:
         c.run("CREATE TABLE endless (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '5');")
@@ -249,7 +260,7 @@ def test_an_insert_prints_its_job_id_and_the_job_outlives_the_client(flink_home,
         jid = re.search(r"Job ID: ([0-9a-f]{32})\n", out).group(1)
         assert "Shutting down the session...\ndone." in c.quit()
     finally:
-        _save("sql-client.sh gateway: an INSERT, then QUIT", c.close())
+        save("sql-client.sh gateway: an INSERT, then QUIT", c.close())
     assert http(cluster["rest"], f"/v1/jobs/{jid}/status") == (200, {"status": "RUNNING"})
     assert http(cluster["rest"], f"/v1/jobs/{jid}?mode=cancel", "PATCH") == (202, {})
     _status_becomes(cluster, jid, "CANCELED")
