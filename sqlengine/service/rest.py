@@ -16,6 +16,7 @@ has stopped at an epoch boundary).
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import re
@@ -414,11 +415,11 @@ class RestApi:
     @staticmethod
     def _checkpoint(c: CheckpointInfo, tasks: int) -> dict:
         return {"className": "completed", "id": c.checkpoint_id, "status": "COMPLETED", "is_savepoint": False,
-                "savepointFormat": None, "trigger_timestamp": c.trigger_ms, "latest_ack_timestamp": c.end_ms,
+                "trigger_timestamp": c.trigger_ms, "latest_ack_timestamp": c.end_ms,
                 "checkpointed_size": c.state_size, "state_size": c.state_size,
                 "end_to_end_duration": c.duration_ms, "alignment_buffered": 0, "processed_data": c.records,
                 "persisted_data": 0, "num_subtasks": tasks, "num_acknowledged_subtasks": tasks,
-                "checkpoint_type": "CHECKPOINT", "tasks": {}, "external_path": None, "discarded": False}
+                "checkpoint_type": "CHECKPOINT", "tasks": {}, "discarded": False}
 
     async def job_checkpoints(self, request: Request) -> Response:
         """``GET /jobs/:jobid/checkpoints``: the epochs as Flink's checkpoint statistics."""
@@ -442,8 +443,7 @@ class RestApi:
                                   "end_to_end_duration": stats([c.duration_ms for c in m.checkpoints]),
                                   "alignment_buffered": stats([]), "processed_data": stats([]),
                                   "persisted_data": stats([])},
-                      "latest": {"completed": history[0] if history else None, "savepoint": None, "failed": None,
-                                 "restored": None},
+                      "latest": {"completed": history[0]} if history else {},  # none yet: left out
                       "history": history})
 
     async def checkpoint_config(self, request: Request) -> Response:
@@ -480,7 +480,8 @@ class RestApi:
             cores = e["cores"] or 1
             resource = {"cpuCores": float(cores), "taskHeapMemory": e["memory"] // (1 << 20),
                         "taskOffHeapMemory": 0, "managedMemory": 0, "networkMemory": 0, "extendedResources": {}}
-            rows.append({"id": f"{e['host']}:{e['port']}", "path": f"spark://{e['host']}:{e['port']}",
+            address = f"{e['host']}:{e['port']}"
+            rows.append({"id": hashlib.md5(address.encode()).hexdigest(), "path": f"spark://{address}",
                          "dataPort": e["port"], "jmxPort": -1, "timeSinceLastHeartbeat": int(time.time() * 1000),
                          "slotsNumber": cores, "freeSlots": max(cores - e["running_tasks"], 0),
                          "totalResource": resource, "freeResource": resource,
