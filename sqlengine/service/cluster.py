@@ -25,6 +25,18 @@ log = logging.getLogger("sqlengine.service")
 
 CLUSTER_DEFAULTS = {"rest.port": "8081", "sql-gateway.endpoint.rest.port": "8083", "spark.master": "local[*]"}
 GATEWAY_PORT = "sql-gateway.endpoint.rest.port"
+WARM_UP = "sqlengine.cluster.warm-up"  # run a small job at start, so that the first one submitted is fast
+# A bounded window aggregation into a blackhole: it takes the paths every streaming job
+# takes (a source, an exchange by key group, state, a sink), so the JVM has compiled them
+# and Spark's workers are up when a client's first job comes. It runs in a session of its
+# own, and is no job of the cluster.
+WARM_UP_SQL = """CREATE TEMPORARY TABLE warm_up_source (k INT, v INT, ts AS LOCALTIMESTAMP,
+  WATERMARK FOR ts AS ts) WITH ('connector' = 'datagen', 'number-of-rows' = '200',
+  'fields.k.min' = '1', 'fields.k.max' = '8');
+CREATE TEMPORARY TABLE warm_up_sink (k INT, n BIGINT, s INT) WITH ('connector' = 'blackhole');
+INSERT INTO warm_up_sink SELECT k, COUNT(*), SUM(v)
+FROM TABLE(TUMBLE(TABLE warm_up_source, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY k, window_start, window_end;
+"""
 
 
 def bind_address(conf: dict[str, str], prefix: str) -> str:
@@ -66,6 +78,8 @@ def run(conf: dict[str, str], out: TextIO = sys.stdout, ready: Optional[threadin
         for s in servers:
             s.stop(0)
         return 1
+    if conf.get(WARM_UP, "true").strip().lower() != "false":
+        threading.Thread(target=_warm_up, args=(session,), name="cluster-warm-up", daemon=True).start()
     print(f"[INFO] sqlengine cluster is running: REST API and dashboard at http://{servers[0].address}"
           + (f", SQL Gateway at http://{servers[1].address}" if len(servers) > 1 else "")
           + f"; Spark master {session.spark.sparkContext.master}; pid {os.getpid()}", file=out, flush=True)
@@ -85,3 +99,24 @@ def run(conf: dict[str, str], out: TextIO = sys.stdout, ready: Optional[threadin
         s.stop(linger=5)
     print("[INFO] The cluster has stopped.", file=out, flush=True)
     return 0
+
+
+def _warm_up(root) -> None:
+    """Run ``WARM_UP_SQL`` in a session of its own on the cluster's Spark (twice: the second
+    run finds the compiled code the first left)."""
+    import shutil
+    import tempfile
+    import time
+    from sqlengine.api.session import Session
+    started = time.monotonic()
+    folder = tempfile.mkdtemp(prefix="sqlengine-warm-up-")
+    try:
+        for _ in range(2):
+            conf = {**root.conf, "execution.checkpointing.dir": folder}
+            conf.pop("execution.state-recovery.path", None)
+            Session(conf, spark=root.spark).execute_sql(WARM_UP_SQL)  # a script: it waits for its INSERT
+        log.info("warm-up done in %.1f s", time.monotonic() - started)
+    except Exception:  # noqa: BLE001 - a failed warm-up costs only speed
+        log.warning("the cluster's warm-up job failed", exc_info=True)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
