@@ -40,7 +40,7 @@ from sqlengine.api.control import duration_ms
 from sqlengine.api.report import describe
 from sqlengine.api.result import TableResult, _cell
 from sqlengine.api.session import Session
-from sqlengine.api.script import parse_script
+from sqlengine.api.script import parse_script, runs_query
 from sqlengine.version import __version__
 
 log = logging.getLogger("sqlengine.service")
@@ -127,12 +127,15 @@ class Operation:
         self.result: Optional[TableResult] = None
         self.error: Optional[str] = None
         self.done = threading.Event()
-        self.lock = threading.Lock()
+        self.lock = threading.Lock()  # one page at a time
+        self.handoff = threading.Lock()  # its result arrives / it is cancelled: one sees the other
         self.token = 0  # the next page's token
         self.last: Optional[dict] = None  # the last page sent (a retry of its token gets it again)
         self.pages = None  # the result's batches (a running streaming SELECT's come as its epochs end)
         self.ended = False  # EOS went out
         self.failed = False  # its error went out
+        self.grouped = False  # its Spark jobs are the job group named by its handle
+        self.cancelled = False
         threading.Thread(target=self._run, name=f"gateway-op-{self.handle[:8]}", daemon=True).start()
 
     def _run(self) -> None:
@@ -142,12 +145,24 @@ class Operation:
                 from sqlengine.errors import ValidationError
                 raise ValidationError("Only one statement is supported at a time; got "
                                       f"{len(statements)}." if statements else "No statement to execute.")
-            self.result = self.session.session.execute_statement(statements[0], live=True)
-            self._register(self.result)
+            if _query(statements[0]):  # its Spark jobs, a group of their own, end when it is cancelled
+                self.session.session.spark.sparkContext.setJobGroup(self.handle, self.statement[:200])
+                self.grouped = True
+            result = self.session.session.execute_statement(statements[0], live=True)
+            self._register(result)
+            with self.handoff:
+                self.result = result
+                cancelled = self.cancelled
+            if cancelled and result.stream is not None:
+                result.stream.cancel()
             self.status = "FINISHED" if self.status == "RUNNING" else self.status
         except Exception as exc:  # noqa: BLE001 - the operation's failure, fetched by its client
-            self.error = describe(exc, self.statement)
-            self.status = "ERROR"
+            if self.cancelled:  # its Spark jobs were cancelled: no failure to log
+                log.info("gateway operation %s cancelled while it ran", self.handle)
+                self.error = f"The operation {self.handle} was cancelled."
+            else:
+                self.error = describe(exc, self.statement)
+                self.status = "ERROR"
         finally:
             self.done.set()
 
@@ -163,9 +178,21 @@ class Operation:
         self.session.session.jobs[job.job_id] = job
 
     def cancel(self) -> None:
-        if self.result is not None and self.result.stream is not None:
-            self.result.stream.cancel()
-        self.status = "CANCELED"
+        """Flink's cancel: a running query's Spark jobs, or a streaming SELECT's job, stop now
+        (an INSERT's job is the cluster's: it is cancelled as a job, over REST)."""
+        with self.handoff:
+            self.status, self.cancelled = "CANCELED", True
+            result = self.result
+        if result is None and self.grouped and not self.done.is_set():
+            self.session.session.spark.sparkContext.cancelJobGroup(self.handle)
+        elif result is not None and result.stream is not None:
+            result.stream.cancel()
+
+    def close(self) -> None:
+        """Closed by its client (or with its session): what still runs of it is cancelled."""
+        if not self.done.is_set() or (self.result is not None and self.result.stream is not None):
+            self.cancel()
+        self.status = "CLOSED"
 
     # -- results -----------------------------------------------------------------------
     def fetch(self, token: int, row_format: str, prefix: str) -> dict | JSONResponse:
@@ -294,8 +321,7 @@ class GatewaySession:
     def close(self) -> None:
         """Its running queries end; its INSERT jobs are the cluster's and keep running."""
         for op in list(self.operations.values()):
-            if op.result is not None and op.result.stream is not None:
-                op.cancel()
+            op.close()
         self.operations.clear()
 
 
@@ -450,10 +476,8 @@ class Gateway:
         op = self._operation(request)
         if isinstance(op, JSONResponse):
             return op
-        if op.result is not None and op.result.stream is not None:
-            await run_in_threadpool(op.cancel)
+        await run_in_threadpool(op.close)
         op.session.operations.pop(op.handle, None)
-        op.status = "CLOSED"
         return _json({"status": "CLOSED"})
 
     async def complete_statement(self, request: Request) -> Response:
@@ -482,6 +506,12 @@ class Gateway:
         routes += [Route(f"/{v.lower()}{path}", fn, methods=m) for v in VERSIONS[1:] for path, fn, m in v2]
         routes += [Route(path, fn, methods=m) for path, fn, m in v1 + v2]  # unversioned: V4
         return routes
+
+
+def _query(stmt) -> bool:
+    """A query runs its Spark jobs for its operation only; an INSERT's or a statement set's
+    are a job of the cluster, which outlives its operation (as a job in Flink's gateway)."""
+    return runs_query(stmt) and stmt.node.key not in ("insert", "statementset")
 
 
 def _prefix(request: Request) -> str:

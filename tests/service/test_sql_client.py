@@ -3,10 +3,11 @@
 The client is the real one (a JVM nobody here wrote), typed at in a pseudo-terminal as
 a user types; the cluster is a real ``sqlengine cluster start`` process. What is checked
 is what the client prints: DDL and SHOW TABLES, a batch SELECT's rows, a streaming
-SELECT's changelog (+I/-U/+U), Ctrl-C on an endless SELECT (and its job CANCELED on the
-cluster), an INSERT's job id (the job outlives the client that submitted it), and a
-failed statement's reason. ``SQLENGINE_SQL_CLIENT_TRANSCRIPT`` names a file to save what
-the client printed (ANSI stripped)."""
+SELECT's changelog (+I/-U/+U), Ctrl-C on an endless SELECT (its job CANCELED on the
+cluster) and on a long batch SELECT (its Spark jobs stop), an INSERT's job id (the job
+outlives the client that submitted it), and a failed statement's reason.
+``SQLENGINE_SQL_CLIENT_TRANSCRIPT`` names a file to save what the client printed (ANSI
+stripped)."""
 from __future__ import annotations
 
 import hashlib
@@ -159,6 +160,7 @@ def tables(client, tmp_path_factory) -> dict[str, str]:
                   f"'path' = '{folder}/orders.csv', 'format' = 'csv');",
         "seq": "CREATE TABLE seq (id INT) WITH ('connector' = 'datagen', 'fields.id.kind' = 'sequence', "
                "'fields.id.start' = '1', 'fields.id.end' = '4');",
+        "huge": "CREATE TABLE huge (id BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '1000000000');",
         "endless": "CREATE TABLE endless (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '5');",
     }
     return {name: client.run(sql) for name, sql in ddl.items()}
@@ -172,10 +174,11 @@ def test_ddl_succeeds_and_show_tables_lists_the_tables(client, tables):
         "| table name |",
         "+------------+",
         "|    endless |",
+        "|       huge |",
         "|     orders |",
         "|        seq |",
         "+------------+",
-        "3 rows in set",
+        "4 rows in set",
     ]
 
 
@@ -240,6 +243,31 @@ def test_ctrl_c_terminates_an_endless_select_and_cancels_its_job(client, tables,
     assert client.expect(r"Query terminated, received a total of (\d+) rows? \(\d+\.\d\d seconds\)")
     client.expect(PROMPT)
     _status_becomes(cluster, jid, "CANCELED")
+
+
+def _busy_slots(cluster) -> int:
+    """Spark's running tasks (the TaskManager's slots in use)."""
+    (tm,) = http(cluster["rest"], "/v1/taskmanagers")[1]["taskmanagers"]
+    return tm["slotsNumber"] - tm["freeSlots"]
+
+
+def test_ctrl_c_on_a_running_batch_select_cancels_its_spark_jobs(client, tables, cluster):
+    """Interrupted before its first page (the gateway answers NOT_READY until a batch query
+    has all its rows), the client closes the operation: its Spark jobs stop."""
+    client.run("SET 'execution.runtime-mode' = 'batch';")
+    client.proc.sendline("SELECT COUNT(DISTINCT id) AS n FROM huge;")
+    deadline = time.monotonic() + 60
+    while _busy_slots(cluster) == 0:
+        assert time.monotonic() < deadline, "the query's tasks never ran"
+        time.sleep(0.2)
+    client.proc.sendcontrol("c")
+    client.expect(r"\[ERROR\] Could not execute SQL statement. Reason:")
+    client.expect(PROMPT)
+    assert "nterrupted" in text(client.proc.before)  # where the interrupt caught the client
+    deadline = time.monotonic() + 30  # uncancelled, the query would run for minutes
+    while _busy_slots(cluster) > 0:
+        assert time.monotonic() < deadline, "the query's Spark jobs still run"
+        time.sleep(0.2)
 
 
 def test_a_failed_statement_prints_the_reason(client, tables):
