@@ -9,10 +9,11 @@ page's ``nextResultUri``): ``NOT_READY`` while the statement runs, then ``PAYLOA
 pages, then ``EOS``. A streaming SELECT's changes come page by page as its epochs
 produce them, with their row kinds; a page waits up to ``PAGE_WAIT`` seconds for rows
 before it goes out empty (Flink's client asks again at once). A streaming SELECT is a
-job of the cluster too (Flink's ``collect`` job): cancelling or closing its operation
-(Ctrl-C in the SQL Client) cancels it. Flink's SQL Client closes no operation that
-ended, so a session drops the operations its client is done with when the next
-statement comes.
+job of the cluster too (Flink's ``collect`` job). Cancelling or closing a query's
+operation (Ctrl-C in the SQL Client) stops what it runs: a streaming SELECT's job, a
+batch query's Spark jobs (a Spark job group per operation); an INSERT's job is the
+cluster's and runs on. Flink's SQL Client closes no operation that ended, so a session
+drops the operations its client is done with when the next statement comes.
 
 Bodies are what Flink 2.3's serializers write (``FetchResultsResponseBodySerializer``,
 ``LogicalTypeJsonSerializer``), not the ymls where these differ; rows are ``PLAIN_TEXT``
