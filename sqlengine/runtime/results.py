@@ -151,7 +151,7 @@ def start_stream(runner: "JobRunner", dag: Dag) -> ResultStream:
     except BaseException:
         cleanup()
         raise
-    job = Job("select", [EpochQuery(query, driver)], name="collect")
+    job = Job(uuid.uuid4().hex, [EpochQuery(query, driver)], name="collect")
     stream.job, stream.bounded = job, driver.bounded
     stream.started.set()
 

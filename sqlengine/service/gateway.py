@@ -39,6 +39,7 @@ from starlette.routing import Route
 
 from sqlengine.api.control import duration_ms
 from sqlengine.api.report import describe
+from sqlengine.api.secrets import MASK, is_secret_key, mask_conf, mask_sql
 from sqlengine.api.result import TableResult, _cell
 from sqlengine.api.session import Session
 from sqlengine.api.script import parse_script, runs_query
@@ -68,7 +69,7 @@ def _errors(status: int, *messages: str) -> JSONResponse:
 def server_side(message: str) -> JSONResponse:
     """A failed statement as Flink's gateway reports it (the SQL Client prints the list)."""
     return _errors(500, "Internal server error.",
-                   f"<Exception on server side:\n{message}\nEnd of exception on server side>")
+                   f"<Exception on server side:\n{mask_sql(message)}\nEnd of exception on server side>")
 
 
 def logical_type(t: Any) -> dict:
@@ -174,8 +175,6 @@ class Operation:
         job = r.stream.job if r.stream is not None else None
         if job is None:
             return
-        if job.job_id == "select":  # start_stream's name for every query's job, not an id
-            job.job_id = uuid.uuid4().hex
         self.session.session.jobs[job.job_id] = job
 
     def cancel(self) -> None:
@@ -252,7 +251,8 @@ class Operation:
                                                              "data": data},
                 "nextResultUri": self._uri(prefix, token + 1, row_format)}
         if token == 0:
-            page["sqlengine"] = {"text": r.render() if r.kind != "ROWS" else None, "messages": list(r.messages),
+            page["sqlengine"] = {"text": mask_sql(r.render()) if r.kind != "ROWS" else None,
+                                 "messages": [mask_sql(m) for m in r.messages],
                                  "show": r.show, "changelog": r.changelog,
                                  "bounded": r.stream.bounded if r.stream is not None else True}
         return page
@@ -295,8 +295,10 @@ class Operation:
             kind, row = KINDS.get(row[0], "INSERT"), row[1:]
         if row_format == "JSON":
             fields = [_json_value(v) for v in row]
-        elif r.show or r.kind != "ROWS":
-            fields = [None if v is None else str(v) for v in row]
+        elif r.show or r.kind != "ROWS":  # statements' own text (SET's keys, SHOW CREATE): secrets masked
+            fields = [None if v is None else mask_sql(str(v)) for v in row]
+            if len(fields) == 2 and r.header == ["key", "value"] and fields[0] and is_secret_key(fields[0]):
+                fields[1] = MASK
         else:
             fields = [_cell(v, t) for v, t in zip(row, types)]
         return {"kind": kind, "fields": fields}
@@ -400,7 +402,7 @@ class Gateway:
         s = self._session(request)
         if isinstance(s, JSONResponse):
             return s
-        return _json({"properties": {k: str(v) for k, v in s.session.conf.items()}})
+        return _json({"properties": {k: str(v) for k, v in mask_conf(s.session.conf).items()}})
 
     async def close_session(self, request: Request) -> Response:
         s = self._session(request)
