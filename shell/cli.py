@@ -99,11 +99,6 @@ def main(argv: Optional[list[str]] = None) -> int:
     from sqlengine.api.control import setup_logging, warm_workers_at_start
     from sqlengine.api.report import is_verbose, report
 
-    log = setup_logging()  # first: warnings and PySpark's loggers go to the log file
-    # Not with the SparkSession: a script has no idle time in which Python workers could
-    # start ahead of its first query (they would compete with it); the shell starts them
-    # when its prompt is idle (sqlengine/runtime/warmup.py).
-    warm_workers_at_start(False)
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["cluster"]:
         from shell.cluster import main as cluster
@@ -118,6 +113,12 @@ def main(argv: Optional[list[str]] = None) -> int:
             return 1
         conf.update({"execution.target": "remote", "rest.address": host, "rest.port": port})
     remote = conf.get("execution.target", "").strip().lower() == "remote"
+    log = setup_logging(pyspark=not remote)  # first: warnings and PySpark's loggers go to the log file
+    if not remote:
+        # Not with the SparkSession: a script has no idle time in which Python workers could
+        # start ahead of its first query (they would compete with it); the shell starts them
+        # when its prompt is idle (sqlengine/runtime/warmup.py).
+        warm_workers_at_start(False)
     init = [_read(args.init)] if args.init is not None else []
     scripts = ([_read(args.file)] if args.file is not None else []) + \
         ([args.execute] if args.execute is not None else [])

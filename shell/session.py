@@ -10,8 +10,10 @@ _SETS_SPARK = re.compile(r"\bSET\s+'spark\.", re.IGNORECASE)
 
 def start_session(conf: dict[str, str], texts: list[str]):
     """The session; the JVM starts meanwhile, unless a script sets ``spark.*`` keys itself."""
-    remote = conf.get("execution.target", "").strip().lower() == "remote"
-    if not remote and not any(_SETS_SPARK.search(t) for t in texts):
+    if conf.get("execution.target", "").strip().lower() == "remote":
+        from sqlengine.api.remote import RemoteSession  # the cluster runs Spark: none of it here
+        return RemoteSession(conf)
+    if not any(_SETS_SPARK.search(t) for t in texts):
         # Start the JVM while the planner is imported; a script that sets spark.* keys
         # itself starts Spark when it first needs it, with those keys.
         from sqlengine.api.control import prestart

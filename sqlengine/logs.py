@@ -68,10 +68,11 @@ def _file_handler(path: Path) -> logging.Handler:
     return handler
 
 
-def setup() -> Path:
+def setup(pyspark: bool = True) -> Path:
     """Send Python logging and ``warnings`` to the log file only; returns its path.
 
     For a command-line run: a library user's notebook keeps its own logging set-up.
+    ``pyspark``: also PySpark's own loggers (a client of a cluster runs no PySpark).
     """
     path = log_path()
     _run_start.setdefault(path, path.stat().st_size if path.exists() else 0)
@@ -82,7 +83,8 @@ def setup() -> Path:
         root.addHandler(_file_handler(path))
         root.setLevel(logging.WARNING)
     logging.captureWarnings(True)
-    quiet_pyspark_loggers()
+    if pyspark:
+        quiet_pyspark_loggers()
     return path
 
 

@@ -11,10 +11,11 @@ from typing import Optional
 WARMUP_CONF = "spark.sqlengine.prestartPythonWorkers"
 
 
-def setup_logging() -> Path:
-    """Send warnings, Spark's driver log and the JVM's output to the log file (first)."""
+def setup_logging(pyspark: bool = True) -> Path:
+    """Send warnings, Spark's driver log and the JVM's output to the log file (first);
+    ``pyspark`` false: a client of a cluster, which runs no Spark."""
     from sqlengine.logs import setup
-    return setup()
+    return setup(pyspark)
 
 
 def log_path() -> Path:

@@ -26,16 +26,17 @@ log = logging.getLogger("sqlengine.service")
 CLUSTER_DEFAULTS = {"rest.port": "8081", "sql-gateway.endpoint.rest.port": "8083", "spark.master": "local[*]"}
 GATEWAY_PORT = "sql-gateway.endpoint.rest.port"
 WARM_UP = "sqlengine.cluster.warm-up"  # run a small job at start, so that the first one submitted is fast
-# A bounded window aggregation into a blackhole: it takes the paths every streaming job
-# takes (a source, an exchange by key group, state, a sink), so the JVM has compiled them
-# and Spark's workers are up when a client's first job comes. It runs in a session of its
-# own, and is no job of the cluster.
-WARM_UP_SQL = """CREATE TEMPORARY TABLE warm_up_source (k INT, v INT, ts AS LOCALTIMESTAMP,
-  WATERMARK FOR ts AS ts) WITH ('connector' = 'datagen', 'number-of-rows' = '200',
-  'fields.k.min' = '1', 'fields.k.max' = '8');
-CREATE TEMPORARY TABLE warm_up_sink (k INT, n BIGINT, s INT) WITH ('connector' = 'blackhole');
-INSERT INTO warm_up_sink SELECT k, COUNT(*), SUM(v)
-FROM TABLE(TUMBLE(TABLE warm_up_source, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY k, window_start, window_end;
+# A bounded window aggregation from a JSON file into a JSON file: it takes the paths a
+# typical job takes (a source and its format, an exchange by key group, state, a sink), so
+# the JVM has compiled them and Spark's workers are up when a client's first job comes. It
+# runs in a session of its own, in a temporary folder, and is no job of the cluster.
+WARM_UP_SQL = """CREATE TEMPORARY TABLE warm_up_source (ts TIMESTAMP(3), k INT, v INT,
+  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'filesystem', 'path' = '{folder}/in.json',
+  'format' = 'json');
+CREATE TEMPORARY TABLE warm_up_sink (window_start TIMESTAMP(3), k INT, n BIGINT, s INT)
+  WITH ('connector' = 'filesystem', 'path' = '{folder}/out-{run}', 'format' = 'json');
+INSERT INTO warm_up_sink SELECT window_start, k, COUNT(*), SUM(v)
+FROM TABLE(TUMBLE(TABLE warm_up_source, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY k, window_start, window_end;
 """
 
 
@@ -79,7 +80,7 @@ def run(conf: dict[str, str], out: TextIO = sys.stdout, ready: Optional[threadin
             s.stop(0)
         return 1
     if conf.get(WARM_UP, "true").strip().lower() != "false":
-        threading.Thread(target=_warm_up, args=(session,), name="cluster-warm-up", daemon=True).start()
+        threading.Thread(target=_warm_up, args=(session, out), name="cluster-warm-up", daemon=True).start()
     print(f"[INFO] sqlengine cluster is running: REST API and dashboard at http://{servers[0].address}"
           + (f", SQL Gateway at http://{servers[1].address}" if len(servers) > 1 else "")
           + f"; Spark master {session.spark.sparkContext.master}; pid {os.getpid()}", file=out, flush=True)
@@ -101,7 +102,10 @@ def run(conf: dict[str, str], out: TextIO = sys.stdout, ready: Optional[threadin
     return 0
 
 
-def _warm_up(root) -> None:
+WARM = "[INFO] The cluster is warm"
+
+
+def _warm_up(root, out: TextIO) -> None:
     """Run ``WARM_UP_SQL`` in a session of its own on the cluster's Spark (twice: the second
     run finds the compiled code the first left)."""
     import shutil
@@ -111,12 +115,17 @@ def _warm_up(root) -> None:
     started = time.monotonic()
     folder = tempfile.mkdtemp(prefix="sqlengine-warm-up-")
     try:
-        for _ in range(2):
-            conf = {**root.conf, "execution.checkpointing.dir": folder}
+        with open(f"{folder}/in.json", "w") as f:
+            for i in range(200):
+                f.write(f'{{"ts": "2026-01-01 00:{i // 60:02d}:{i % 60:02d}.000", "k": {i % 8}, "v": {i}}}\n')
+        for run in range(2):
+            conf = {**root.conf, "execution.checkpointing.dir": f"{folder}/checkpoints"}
             conf.pop("execution.state-recovery.path", None)
-            Session(conf, spark=root.spark).execute_sql(WARM_UP_SQL)  # a script: it waits for its INSERT
-        log.info("warm-up done in %.1f s", time.monotonic() - started)
+            # a script: it waits for its INSERT
+            Session(conf, spark=root.spark).execute_sql(WARM_UP_SQL.format(folder=folder, run=run))
+        print(f"{WARM} (its warm-up job took {time.monotonic() - started:.1f} s).", file=out, flush=True)
     except Exception:  # noqa: BLE001 - a failed warm-up costs only speed
         log.warning("the cluster's warm-up job failed", exc_info=True)
+        print(f"{WARM}: its warm-up job failed (see the log); jobs run, the first one slower.", file=out, flush=True)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
