@@ -45,9 +45,10 @@ class RemoteError(SqlEngineError):
 
     kind = "remote"
 
-    def __init__(self, message: str):
+    def __init__(self, message: str, address: str = ""):
         super().__init__(message)
         self._translated = True
+        self.trace_in = f"the log of the cluster at {address}" if address else "the cluster's log"
 
 
 class Connection:
@@ -85,7 +86,7 @@ class Connection:
     def call(self, method: str, path: str, body: Optional[dict] = None) -> dict:
         status, reply = self.request(method, path, body)
         if status >= 400 or (isinstance(reply, dict) and "errors" in reply and len(reply) == 1):
-            raise RemoteError(_reason(reply))
+            raise RemoteError(_reason(reply), f"{self.host}:{self.port}")
         return reply
 
     def close(self) -> None:

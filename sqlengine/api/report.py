@@ -28,7 +28,8 @@ def report(exc: BaseException, log: Path, verbose: bool, statement: str = "",
     err = err or sys.stderr
     error = to_engine_error(exc)
     log_failure(error, statement)
-    print(f"{HEADER}\n{error.render()}\n(full trace in {log})", file=err)
+    where = getattr(error, "trace_in", None) or log  # a cluster's failure: its trace is in the cluster's log
+    print(f"{HEADER}\n{error.render()}\n(full trace in {where})", file=err)
     if verbose:
         print(full_trace(error), file=err)
     err.flush()

@@ -77,6 +77,7 @@ SELECT nope FROM t;
     # The same one [ERROR], naming the script's line (the trace is in the cluster's log).
     assert remote.stderr.split("(full trace")[0] == local.stderr.split("(full trace")[0]
     assert "at line 6, column 8:" in remote.stderr
+    assert remote.stderr.rstrip().endswith(f"(full trace in the log of the cluster at 127.0.0.1:{cluster['rest']})")
 
 
 def _bids(first: int, last: int) -> list[dict]:
