@@ -416,13 +416,21 @@ class Gateway:
         s = self._session(request)
         return s if isinstance(s, JSONResponse) else _json({})
 
-    async def configure_session(self, request: Request) -> Response:
+    async def _statement(self, request: Request) -> tuple[GatewaySession, dict] | JSONResponse:
+        """The session and the request's body, which names a ``statement``."""
         s = self._session(request)
         if isinstance(s, JSONResponse):
             return s
         body = await _body(request)
         if not body or not isinstance(body.get("statement"), str):
             return _errors(400, "Bad request received. Field 'statement' is required.")
+        return s, body
+
+    async def configure_session(self, request: Request) -> Response:
+        found = await self._statement(request)
+        if isinstance(found, JSONResponse):
+            return found
+        s, body = found
         op = Operation(s, body["statement"])
         await run_in_threadpool(op.done.wait)
         if op.error is not None:
@@ -430,12 +438,10 @@ class Gateway:
         return _json({})
 
     async def execute_statement(self, request: Request) -> Response:
-        s = self._session(request)
-        if isinstance(s, JSONResponse):
-            return s
-        body = await _body(request)
-        if not body or not isinstance(body.get("statement"), str):
-            return _errors(400, "Bad request received. Field 'statement' is required.")
+        found = await self._statement(request)
+        if isinstance(found, JSONResponse):
+            return found
+        s, body = found
         config = body.get("executionConfig") or {}
         if isinstance(config, dict) and config:
             s.session.conf.update({str(k): str(v) for k, v in config.items()})

@@ -217,23 +217,28 @@ class RestApi:
             return errors(400, "Stopping with drain (--drain) is not supported yet: stop without it.")
         if job.terminal:
             return errors(409, f"Job {job.job_id} is not running (its state is {job.state}).")
+        target = body.get("targetDirectory") or self.conf.get("execution.checkpointing.savepoint-dir")
+        return self._trigger(job, body, "stop", lambda: stop_job(self.session, job.job_id, target))
+
+    def _trigger(self, job: JobInfo, body: dict, kind: str, action: Callable[[], Optional[str]]) -> Response:
+        """Run ``action`` (a stop or a savepoint: the savepoint's path) in the background;
+        202 with the trigger id its outcome is polled by (``savepoints/:triggerid``)."""
         trigger = str(body.get("triggerId") or uuid.uuid4().hex)
         key = (job.job_id, trigger)
         if key in self.triggers:  # a client-chosen trigger id: the request is idempotent
             return _json({"request-id": trigger}, 202)
         outcome: dict = {}
         self.triggers[key] = outcome
-        target = body.get("targetDirectory") or self.conf.get("execution.checkpointing.savepoint-dir")
 
-        def stop() -> None:
+        def run() -> None:
             try:
-                outcome["location"] = stop_job(self.session, job.job_id, target)
+                outcome["location"] = action()
             except Exception as exc:  # noqa: BLE001 - reported to the poller
-                log.exception("REST: stopping job %s failed", job.job_id)
+                log.exception("REST: the %s of job %s failed", kind, job.job_id)
                 outcome["error"] = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             outcome["done"] = True
-        threading.Thread(target=stop, name=f"stop-{job.job_id[:8]}", daemon=True).start()
-        log.info("REST: stopping job %s (trigger %s)", job.job_id, trigger)
+        threading.Thread(target=run, name=f"{kind}-{job.job_id[:8]}", daemon=True).start()
+        log.info("REST: %s of job %s (trigger %s)", kind, job.job_id, trigger)
         return _json({"request-id": trigger}, 202)
 
     async def savepoint_status(self, request: Request) -> Response:
@@ -271,26 +276,14 @@ class RestApi:
         if not target:
             return errors(400, "Config key [execution.checkpointing.savepoint-dir] is not set. Property "
                                "[target-directory] must be provided.")
-        trigger = str(body.get("triggerId") or uuid.uuid4().hex)
-        key = (job.job_id, trigger)
-        if key in self.triggers:
-            return _json({"request-id": trigger}, 202)
-        outcome: dict = {}
-        self.triggers[key] = outcome
         cancel = bool(body.get("cancel-job"))
 
-        def take() -> None:
-            try:
-                outcome["location"] = savepoint_job(self.session, job.job_id, target)
-                if cancel:
-                    cancel_job(self.session, job.job_id)
-            except Exception as exc:  # noqa: BLE001 - reported to the poller
-                log.exception("REST: the savepoint of job %s failed", job.job_id)
-                outcome["error"] = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            outcome["done"] = True
-        threading.Thread(target=take, name=f"savepoint-{job.job_id[:8]}", daemon=True).start()
-        log.info("REST: savepoint of job %s (trigger %s)", job.job_id, trigger)
-        return _json({"request-id": trigger}, 202)
+        def take() -> Optional[str]:
+            location = savepoint_job(self.session, job.job_id, target)
+            if cancel:
+                cancel_job(self.session, job.job_id)
+            return location
+        return self._trigger(job, body, "savepoint", take)
 
     def undelivered(self) -> int:
         """Stop-with-savepoint requests whose outcome no client has fetched yet."""
