@@ -166,6 +166,10 @@ class ScanResult:
     # and a watermark assigner over the scan keeps a watermark per split (the minimum of
     # the live, non-idle ones), as Flink's per-partition watermarks.
     splits: Optional[Callable[[dict], dict[str, bool]]] = None
+    # Records not read yet, from a progress report's entry for this source (its ``endOffset``:
+    # how far the job has read): metric name (a split's, e.g. a Kafka partition's) -> count.
+    # Asked on the driver when someone reads the job's metrics, never per epoch.
+    lag: Optional[Callable[[dict], dict[str, int]]] = None
 
 
 # Phases of a bounded Python source's streaming offsets (the ``__eoi`` protocol above):

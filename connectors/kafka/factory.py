@@ -27,7 +27,7 @@ from pyspark.sql import functions as F
 from connectors.base import (EOI, OP, SEQ, SPLIT, ConnectorFactory, EndOfInput, Options, ScanContext, ScanResult, Sink,
                              SinkContext, TransactionalSink, fold_upserts, is_deletion, progress_offset, register)
 from connectors.kafka import options as KO
-from connectors.kafka.reader import DATA, EOI_PLANNED, FAST, GroupOffsets, register as register_source
+from connectors.kafka.reader import DATA, EOI_PLANNED, FAST, GroupOffsets, KafkaLag, register as register_source
 from sqlengine.config import max_rows_per_epoch
 from sqlengine.errors import ConnectorError
 
@@ -160,7 +160,8 @@ class KafkaFactory(ConnectorFactory):
                             data_end_check=EndOfData(token) if ctx.streaming and bounded else None,
                             epoch_info=KafkaEpochInfo() if ctx.streaming else None,
                             epoch_done=GroupOffsets(source_options) if ctx.streaming and k.group_id else None,
-                            splits=kafka_splits if ctx.streaming else None)
+                            splits=kafka_splits if ctx.streaming else None,
+                            lag=KafkaLag(source_options, token) if ctx.streaming else None)
         result.metric_messages["skipped"] = "Skipped {n} malformed record(s) in table " + ctx.table_name + \
             f" (topic {k.topic_label()})."
         result.observation = handle if ignore else None

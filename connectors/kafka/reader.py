@@ -595,3 +595,26 @@ def register(spark) -> str:
     if not manager.dataSourceExists(SOURCE_NAME):
         spark.dataSource.register(KafkaDataSource)
     return SOURCE_NAME
+
+
+class KafkaLag:
+    """``ScanResult.lag``: per partition, the records between the job's position and the
+    partition's high watermark (``KafkaSourceReader.topic.<t>.partition.<p>.pendingRecords``)."""
+
+    def __init__(self, options: dict, token: str):
+        self.options, self.token = options, token
+        self._offsets: Optional[Offsets] = None
+
+    def __call__(self, source_progress: dict) -> dict[str, int]:
+        from connectors.base import progress_offset
+        pos = progress_offset(source_progress, self.token).get("pos") or {}
+        if not pos:
+            return {}
+        if self._offsets is None:
+            self._offsets = Offsets(self.options)
+        highs = self._offsets.bounds([split_key(k) for k in pos])
+        out = {}
+        for k, at in pos.items():
+            topic, partition = split_key(k)
+            out[f"KafkaSourceReader.topic.{topic}.partition.{partition}"] = max(highs[k][1] - int(at or 0), 0)
+        return out

@@ -165,6 +165,7 @@ class VertexMetrics:
     input_watermark: Optional[int]  # ms; None before the first epoch
     output_watermark: Optional[int]
     busy_ratio: float
+    pending: Optional[dict[str, int]] = None  # a source's records not read yet, per split metric name
 
 
 @dataclass(frozen=True)
@@ -206,7 +207,10 @@ def job_metrics(session, job_id: str) -> JobMetricsInfo:
         out_wm[v.vertex_id] = output
         rows = sum(snap.records.get(o, 0) for o in v.operators) if v.source else None
         rate = sum(snap.rates.get(o, 0.0) for o in v.operators) if v.source else None
-        found[v.vertex_id] = VertexMetrics(0 if v.source else None, rows, rate, inp, output, snap.busy_ratio)
+        pending = None
+        if v.source and any(o in snap.lags for o in v.operators):
+            pending = {k: n for o in v.operators for k, n in snap.lags.get(o, {}).items()}
+        found[v.vertex_id] = VertexMetrics(0 if v.source else None, rows, rate, inp, output, snap.busy_ratio, pending)
     checkpoints = [CheckpointInfo(e.epoch, e.trigger_ms, e.end_ms, e.duration_ms, e.records, e.state_size)
                    for e in snap.epochs]
     return JobMetricsInfo(found, checkpoints, snap.completed, snap.busy_ratio,

@@ -9,12 +9,15 @@ API, the dashboard) take a ``snapshot``.
 """
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Callable, Optional
+
+log = logging.getLogger(__name__)
 
 HISTORY = 60  # epochs kept in the checkpoint history
 RATE_WINDOW_S = 10.0  # records per second: over the epochs that ended in the last 10 s
@@ -46,6 +49,7 @@ class Snapshot:
     completed: int
     busy_ratio: float  # the share of recent wall time spent running epochs
     restored_from: Optional[int] = None
+    lags: dict[str, dict[str, int]] = field(default_factory=dict)  # source node id -> split metric -> records
 
 
 @dataclass
@@ -53,6 +57,8 @@ class JobMetrics:
     state_dir: str = ""
     sources: tuple[str, ...] = ()  # the source nodes' ids, in the order of Spark's progress sources
     poll: Optional[Callable[[], Optional[dict]]] = None  # the query's last progress report
+    lags: tuple = ()  # per source (as ``sources``): ScanResult.lag, or None
+    _positions: list = field(default_factory=list)  # the last progress report's source entries
     _seen: set = field(default_factory=set)  # batch ids whose progress was counted
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _records: dict[str, int] = field(default_factory=dict)
@@ -78,6 +84,7 @@ class JobMetrics:
             return
         batch = int(progress["batchId"])
         sources = progress.get("sources") or []
+        self._positions = list(sources)  # how far each source has read (idle reports too)
         if not any(int(src.get("numInputRows") or 0) for src in sources):
             return  # nothing read (an idle report carries the id of the batch to come)
         with self._lock:
@@ -111,8 +118,17 @@ class JobMetrics:
                 for k, n in rows.items():
                     rates[k] = rates.get(k, 0.0) + n / RATE_WINDOW_S
             busy = min(sum(d for _, d, _ in recent) / RATE_WINDOW_S, 1.0)
-            return Snapshot(dict(self._records), rates, dict(self._watermarks), list(self._epochs),
+            snap = Snapshot(dict(self._records), rates, dict(self._watermarks), list(self._epochs),
                             self._completed, busy, self.restored_from)
+            positions = list(self._positions)
+        for i, entry in enumerate(positions):  # asks the sources (a broker round trip): outside the lock
+            fn = self.lags[i] if i < len(self.lags) else None
+            if fn is not None and i < len(self.sources):
+                try:
+                    snap.lags[self.sources[i]] = fn(entry)
+                except Exception:  # noqa: BLE001 - a broker out of reach: no lag, not a failed request
+                    log.debug("the lag of source %s could not be read", self.sources[i], exc_info=True)
+        return snap
 
 
 def merged(parts: list[JobMetrics]) -> Snapshot:
@@ -120,7 +136,7 @@ def merged(parts: list[JobMetrics]) -> Snapshot:
     snaps = [p.snapshot() for p in parts]
     if not snaps:
         return Snapshot({}, {}, {}, [], 0, 0.0)
-    out = Snapshot({}, {}, {}, [], 0, 0.0)
+    out = Snapshot({}, {}, {}, [], 0, 0.0)  # (lags: its default, an empty dict)
     for s in snaps:
         out.records.update(s.records)
         out.rates.update(s.rates)
@@ -129,6 +145,7 @@ def merged(parts: list[JobMetrics]) -> Snapshot:
         out.completed += s.completed
         out.busy_ratio = max(out.busy_ratio, s.busy_ratio)
         out.restored_from = s.restored_from if out.restored_from is None else out.restored_from
+        out.lags.update(s.lags)
     out.epochs.sort(key=lambda e: e.end_ms)
     return out
 

@@ -47,7 +47,7 @@ def start_epoch_query(job: JobContext, dag: Dag,
     first epoch (the sinks' recovery)."""
     sources = stream_sources(dag)
     frames = []
-    infos, done, splits = [], [], []
+    infos, done, splits, lags = [], [], [], []
     for pn in sources:
         before = len(job.scans)
         low = pn.op.lower(BatchContext(job, pn), pn.logical)  # opens the source
@@ -55,6 +55,7 @@ def start_epoch_query(job: JobContext, dag: Dag,
         infos.append(scan.epoch_info if scan is not None else None)
         done.append(scan.epoch_done if scan is not None else None)
         splits.append(scan.splits if scan is not None else None)
+        lags.append(scan.lag if scan is not None else None)
         if not low.df.isStreaming:
             raise UnsupportedError(f"Table {pn.logical.table} is not a streaming source; in streaming mode "
                                    f"every source of a job must be (use batch mode)")
@@ -70,6 +71,7 @@ def start_epoch_query(job: JobContext, dag: Dag,
              .option("checkpointLocation", checkpoint).queryName(name)
              .trigger(processingTime=trigger).outputMode("append").start())
     driver.metrics.sources = tuple(pn.id for pn in sources)
+    driver.metrics.lags = tuple(lags)
     driver.metrics.poll = lambda: query.lastProgress
     driver.started(str(query.id))
     return query, driver

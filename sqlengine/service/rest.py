@@ -319,6 +319,9 @@ class RestApi:
             out["currentInputWatermark"] = str(m.input_watermark)
         if m.output_watermark is not None:
             out["currentOutputWatermark"] = str(m.output_watermark)
+        if m.pending is not None:  # FLIP-33's pendingRecords, and per split (a Kafka partition's)
+            out["pendingRecords"] = str(sum(m.pending.values()))
+            out.update({f"{k}.pendingRecords": str(n) for k, n in sorted(m.pending.items())})
         out["busyTimeMsPerSecond"] = str(int(m.busy_ratio * 1000))
         out["idleTimeMsPerSecond"] = str(1000 - int(m.busy_ratio * 1000))
         out["backPressuredTimeMsPerSecond"] = "0"
@@ -490,6 +493,7 @@ class RestApi:
         seen: set[str] = set()
 
         def sample(name: str, labels: dict[str, str], value: str) -> None:
+            name = re.sub(r"[^a-zA-Z0-9_:]", "_", name)  # as Flink's PrometheusReporter
             if name not in seen:
                 seen.add(name)
                 lines.append(f"# TYPE {name} gauge")

@@ -199,9 +199,15 @@ FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY ite
 
     # While it is stopped, the rest of the input arrives; restored from the savepoint, the
     # job reads from where it stopped.
+    assert metric(source, "pendingRecords") == "0"  # it had read everything
     produce(bs, src, [{"value": b, "partition": i % 2} for i, b in enumerate(second)])
     closer = {"id": 10_000, "item": "closer", "price": 0, "ts": "2024-01-01 11:00:00"}
     produce(bs, src, [{"value": closer, "partition": p} for p in (0, 1)])
+    # The stopped job's lag: what arrived since, per partition (Kafka's high watermark less
+    # the job's position), as Flink's Kafka source reports pendingRecords.
+    assert metric(source, "pendingRecords") == "302"
+    for p in (0, 1):
+        assert metric(source, f"KafkaSourceReader.topic.{src}.partition.{p}.pendingRecords") == "151"
     restore = tmp_path / "restore.sql"
     restore.write_text(ddl + f"SET 'execution.state-recovery.path' = '{savepoint}';\n" + insert)
     resumed = sqlengine(cluster["env"], "-m", address, "-f", str(restore))
