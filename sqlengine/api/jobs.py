@@ -109,16 +109,17 @@ def cancel_job(session, job_id: str) -> JobInfo:
 
 
 def stop_job(session, job_id: str, target_directory: Optional[str] = None,
-             timeout: Optional[float] = None) -> Optional[str]:
-    """Stop at an epoch boundary (the running epoch commits, no further one starts).
-    Returns the path to restore from (``execution.state-recovery.path``), None if no epoch
+             timeout: Optional[float] = None, drain: bool = False) -> Optional[str]:
+    """Stop at an epoch boundary (the running epoch commits, no further one starts; with
+    ``drain``, one more epoch in which every source has ended fires every window, and
+    the checkpoint is final). Returns the path to restore from (``execution.state-recovery.path``), None if no epoch
     was committed. With ``target_directory`` the job's checkpoint is copied there, into
     ``savepoint-<job id prefix>-<random>`` as Flink names a savepoint, and that copy is the
     path (the job's own checkpoint folder stays where it was)."""
     job = session.jobs.get(job_id)
     if job is None:
         raise UnknownJob(job_id)
-    root = job.stop(timeout)
+    root = job.stop(timeout, drain=drain)
     if root is None or not target_directory:
         return root
     import shutil

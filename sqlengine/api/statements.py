@@ -275,7 +275,7 @@ def _stop_job(session: SessionState, node: dn.StopJob, stmt) -> TableResult:
     if job.done.is_set():
         raise ExecutionError(f"Could not stop job '{job_id}': it is not running (status {job_status(job)}).",
                              stmt.span)
-    path = job.stop()
+    path = job.stop(drain=bool(node.args.get("drain")))
     if node.args.get("savepoint"):
         if path is None:
             return TableResult("OK", text=f"[INFO] Job {job_id} stopped before its first checkpoint completed: there "

@@ -106,6 +106,8 @@ class EpochDriver:
         self._opened = False
         import os
         self.metrics = JobMetrics(state_dir=os.path.join(checkpoint, "state") if checkpoint else "")
+        self._schema = None  # the epochs' input schema (a drain's empty epoch has it)
+        self._draining = False
 
     def started(self, query_id: str) -> None:
         self.query_id = query_id
@@ -113,6 +115,7 @@ class EpochDriver:
 
     def __call__(self, batch: DataFrame, epoch_id: int) -> None:
         self._started.wait()
+        self._schema = batch.schema
         if self.done_epoch is not None and epoch_id > self.done_epoch:
             return  # every bounded input ended: the job stops after its last epoch
         if not self._opened:
@@ -130,12 +133,26 @@ class EpochDriver:
             with self.lock:
                 self.busy = False
 
+    def drain(self) -> bool:
+        """Flink's stop with drain, once the query has stopped at an epoch boundary: one
+        more epoch with no input in which every source has ended, so that the final
+        watermark fires every window and timer and the sinks get their last results. The
+        checkpoint cannot be restored afterwards (its Spark logs end an epoch earlier).
+        False if no epoch ran (nothing to drain)."""
+        if self._schema is None or self.last_epoch is None:
+            return False
+        empty = self.job.spark.createDataFrame([], self._schema)
+        self._draining = True
+        self._run(empty, self.last_epoch + 1)
+        self.last_epoch += 1
+        return True
+
     def _run(self, batch: DataFrame, epoch_id: int) -> None:
         reached("epoch-start")
         started = time.time()
         if self.metrics.poll is not None:
             self.metrics.ingest(self.metrics.poll())  # the previous epoch's rows
-        facts = self._from_offsets(epoch_id)
+        facts = None if self._draining else self._from_offsets(epoch_id)
         persisted = facts is None or self.reuse
         if persisted:
             batch = batch.persist(StorageLevel.MEMORY_AND_DISK)
@@ -150,8 +167,10 @@ class EpochDriver:
                 ended, rows, run.now_ms = facts
                 before = meta_in.get("ended") or [False] * len(ended)
                 ended = [a or b for a, b in zip(ended, before)]
+            if self._draining:  # every source ends: the final watermark
+                ended = [True] * len(ended)
             run.meta_out["ended"] = ended
-            run.splits = self._splits(epoch_id)
+            run.splits = {} if self._draining else self._splits(epoch_id)
             if all(ended):
                 reached("end-of-input")
             for out, consume in zip(lower_epoch(self.job, self.dag, run), self.consumers):
@@ -167,7 +186,8 @@ class EpochDriver:
             self.store.write_meta(epoch_id, run.meta_out)
             self.metrics.epoch_done(epoch_id, started, run.meta_out.get("wm") or {})
             reached("after-meta")
-            self._notify_done(epoch_id)
+            if not self._draining:  # (a drain read nothing: no source offsets to commit)
+                self._notify_done(epoch_id)
             if all(ended) and self.bounded:
                 self.done_epoch = epoch_id
         finally:

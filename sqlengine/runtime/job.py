@@ -40,6 +40,7 @@ STATE_BACKENDS = {
     "hashmap": "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider",
     "rocksdb": "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
 }
+DRAINED = "_DRAINED"  # in a checkpoint whose job was stopped with drain: it cannot be restored
 POLL_SECONDS = 0.05  # how often a running job's progress is checked for the end of input
 _STOP = threading.Event()
 
@@ -125,6 +126,7 @@ class Job:
     dag: Optional[Dag] = None  # what it runs (the DAG EXPLAIN prints)
     stop_event: threading.Event = field(default_factory=threading.Event)
     done: threading.Event = field(default_factory=threading.Event)
+    drain: bool = False  # stopping with drain (``stop``)
 
     def ended(self) -> None:
         """The job has ended (whatever its status): ``done`` is set."""
@@ -140,10 +142,12 @@ class Job:
             if q.isActive:
                 q.stop()
 
-    def stop(self, timeout: Optional[float] = None) -> Optional[str]:
+    def stop(self, timeout: Optional[float] = None, drain: bool = False) -> Optional[str]:
         """Stop at an epoch boundary: the running epoch commits, no further one starts.
         Returns the checkpoint to resume from (``execution.state-recovery.path``), if any
-        epoch was committed."""
+        epoch was committed. ``drain``: then one more epoch in which every source has ended
+        fires every window and timer (Flink's ``--drain``); its checkpoint is final."""
+        self.drain = self.drain or drain
         self.stop_event.set()
         self.done.wait(timeout)
         root = self.checkpoint_root
@@ -298,6 +302,11 @@ class JobRunner:
         """Where the job's checkpoint goes; a restore path must hold a checkpoint."""
         restore = local_path(self.conf.get("execution.state-recovery.path") or "")
         if restore:
+            if os.path.exists(os.path.join(restore, DRAINED)):
+                raise ExecutionError(
+                    f"Cannot restore from '{restore}': its job was stopped with drain, which fired every "
+                    f"window and timer as if its input had ended; run the statement without "
+                    f"'execution.state-recovery.path' to start afresh.")
             if not _holds_checkpoint(restore):
                 raise ExecutionError(
                     f"Cannot restore from '{restore}': it holds no checkpoint (no completed epoch "
@@ -364,6 +373,11 @@ class JobRunner:
                     raise error
                 if job.stopping and q not in stopped:
                     stopped.append(q)
+            if job.drain and stopped:
+                drained = [q.driver.drain() for q in stopped]
+                if any(drained) and job.checkpoint_root:
+                    with open(os.path.join(job.checkpoint_root, DRAINED), "w") as f:
+                        f.write("stopped with drain: every window fired; this checkpoint is final\n")
             job.status = "STOPPED" if stopped else "CANCELED" if job.status == "CANCELED" else "FINISHED"
             for q in stopped:
                 last = q.driver.last_epoch

@@ -213,12 +213,11 @@ class RestApi:
         body = await _body(request)
         if body is None:
             return errors(400, "Bad request, the request body is not valid JSON.")
-        if body.get("drain"):
-            return errors(400, "Stopping with drain (--drain) is not supported yet: stop without it.")
         if job.terminal:
             return errors(409, f"Job {job.job_id} is not running (its state is {job.state}).")
         target = body.get("targetDirectory") or self.conf.get("execution.checkpointing.savepoint-dir")
-        return self._trigger(job, body, "stop", lambda: stop_job(self.session, job.job_id, target))
+        drain = bool(body.get("drain"))
+        return self._trigger(job, body, "stop", lambda: stop_job(self.session, job.job_id, target, drain=drain))
 
     def _trigger(self, job: JobInfo, body: dict, kind: str, action: Callable[[], Optional[str]]) -> Response:
         """Run ``action`` (a stop or a savepoint: the savepoint's path) in the background;

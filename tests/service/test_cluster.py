@@ -271,3 +271,45 @@ def test_the_shell_connects_to_the_cluster_and_its_jobs_outlive_it(cluster, tmp_
         term.close()
     assert http(cluster["rest"], f"/v1/jobs/{job_id}/status")[1] == {"status": "RUNNING"}
     assert http(cluster["rest"], f"/v1/jobs/{job_id}?mode=cancel", method="PATCH")[0] == 202
+
+
+def test_stop_with_drain_fires_the_open_windows_and_its_savepoint_is_final(cluster, kafka_bootstrap, flink_home,
+                                                                           tmp_path):  # noqa: F811
+    """``flink stop --drain``: the job ends as if its input had ended (Flink emits the final
+    watermark): the window still open gets its result, once; its savepoint cannot be
+    restored, and says why."""
+    bs, address = kafka_bootstrap, f"127.0.0.1:{cluster['rest']}"
+    src, dst = new_topic(bs, 2), new_topic(bs, 1)
+    bids = _bids(0, 150)  # minutes 10:00 .. 10:04
+    produce(bs, src, [{"value": b, "partition": i % 2} for i, b in enumerate(bids)])
+    script = tmp_path / "job.sql"
+    script.write_text(f"""
+CREATE TABLE bids (id BIGINT, item STRING, price INT, ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+  WITH ('connector' = 'kafka', 'topic' = '{src}', 'properties.bootstrap.servers' = '{bs}',
+        'scan.startup.mode' = 'earliest-offset', 'format' = 'json');
+CREATE TABLE `out` (item STRING, window_start TIMESTAMP(3), n BIGINT)
+  WITH ('connector' = 'kafka', 'topic' = '{dst}', 'properties.bootstrap.servers' = '{bs}', 'format' = 'json',
+        'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = 'drain-{dst}');
+INSERT INTO `out` SELECT item, window_start, COUNT(*)
+FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY item, window_start, window_end;
+""")
+    submitted = sqlengine(cluster["env"], "-m", address, "-f", str(script))
+    assert submitted.returncode == 0, submitted.stderr
+    job_id = submitted.stdout.split("Job ID: ")[1].split()[0]
+    everything = Counter({(i, w, n): 1 for (i, w), n in _expected(bids).items()})
+    closed = Counter({k: 1 for k in everything if k[1] < "2024-01-01 10:04:00"})
+    _wait(lambda: _committed(bs, dst), lambda got: got == closed)  # 10:04 is open: its watermark is 10:04:5x
+
+    stop = flink(flink_home, "stop", "--drain", "-m", address, "--savepointPath", str(tmp_path / "sp"), job_id)
+    assert stop.returncode == 0, stop.stdout + stop.stderr
+    savepoint = stop.stdout.split("Savepoint completed. Path: ")[1].split()[0]
+    assert _committed(bs, dst) == everything  # the open window fired, once
+    assert http(cluster["rest"], f"/v1/jobs/{job_id}/status")[1] == {"status": "FINISHED"}
+
+    restore = tmp_path / "restore.sql"
+    restore.write_text(script.read_text().replace("INSERT INTO", f"SET 'execution.state-recovery.path' = "
+                                                                  f"'{savepoint}';\nINSERT INTO"))
+    refused = sqlengine(cluster["env"], "-m", address, "-f", str(restore))
+    assert refused.returncode == 1
+    assert "its job was stopped with drain, which fired every window and timer" in refused.stderr
