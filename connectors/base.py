@@ -254,11 +254,13 @@ class Sink:
     def write_batch(self, df: Any) -> None:
         raise NotImplementedError
 
-    def write_epoch(self, df: Any, epoch_id: int, query_id: str) -> None:
+    def write_epoch(self, df: Any, epoch_id: int, query_id: str) -> Optional[int]:
         """Write one epoch of a streaming job (a batch DataFrame). After a failure Spark
         replays an epoch with the same ``epoch_id`` (and ``query_id``): an exactly-once
-        sink makes the replay a no-op; the default writes again (at-least-once)."""
+        sink makes the replay a no-op; the default writes again (at-least-once). Returns
+        the rows written when the writer counts them (the job's sink metrics), else None."""
         self.write_batch(df)
+        return None
 
     def on_job_end(self, succeeded: bool) -> None:
         """Called on the driver when the job ends (e.g. to print a summary)."""
@@ -349,16 +351,16 @@ class TransactionalSink(Sink):
         self.open(query_id)
         self._write(df, None, query_id)
 
-    def write_epoch(self, df: Any, epoch_id: int, query_id: str) -> None:
+    def write_epoch(self, df: Any, epoch_id: int, query_id: str) -> Optional[int]:
         self.open(query_id)  # a no-op after the runtime's open at job start
-        self._write(df, epoch_id, query_id)
+        return self._write(df, epoch_id, query_id)
 
-    def _write(self, df: Any, epoch: Optional[int], query_id: str) -> None:
+    def _write(self, df: Any, epoch: Optional[int], query_id: str) -> int:
         rows = self.rows(df)
         cols = self.distribution(rows) if self.exactly_once else None
         rows = rows.repartition(self.ctx.writer_tasks, *cols) if cols else self.spread(rows)
         from connectors.write import run_writer
-        run_writer(self.finish(rows), self.writer(self.writer_options(epoch, query_id)))
+        return run_writer(self.finish(rows), self.writer(self.writer_options(epoch, query_id)))
 
 
 class ConnectorFactory:

@@ -22,6 +22,7 @@ from typing import Any
 from pyspark.accumulators import AccumulatorParam
 
 MESSAGE = "__message"
+ROWS = "__rows"
 
 
 class _Messages(AccumulatorParam):
@@ -33,19 +34,27 @@ class _Messages(AccumulatorParam):
         return a
 
 
-def run_writer(rows: Any, writer: Any) -> None:
+def run_writer(rows: Any, writer: Any) -> int:
     """Write the DataFrame ``rows`` with ``writer`` (a ``DataSourceArrowWriter`` made on
-    the driver; it travels to the tasks pickled), then commit, or abort and re-raise."""
+    the driver; it travels to the tasks pickled), then commit, or abort and re-raise.
+    Returns the number of rows written (each task counts its Arrow batches' rows)."""
     import pyarrow as pa
     done = rows.sparkSession.sparkContext.accumulator([], _Messages())
 
     def task(batches):
-        blob = pickle.dumps(writer.write(batches))
+        counted = [0]
+
+        def each():
+            for b in batches:
+                counted[0] += b.num_rows
+                yield b
+        blob = pickle.dumps(writer.write(each()))
         done.add([blob])
-        yield pa.RecordBatch.from_arrays([pa.array([blob], pa.binary())], names=[MESSAGE])
+        yield pa.RecordBatch.from_arrays([pa.array([blob], pa.binary()), pa.array([counted[0]], pa.int64())],
+                                         names=[MESSAGE, ROWS])
 
     try:
-        results = rows.mapInArrow(task, f"{MESSAGE} binary").collect()
+        results = rows.mapInArrow(task, f"{MESSAGE} binary, {ROWS} long").collect()
     except BaseException:
         _abort(writer, [pickle.loads(b) for b in done.value])
         raise
@@ -55,6 +64,7 @@ def run_writer(rows: Any, writer: Any) -> None:
     except BaseException:
         _abort(writer, messages)
         raise
+    return sum(int(r[1]) for r in results)
 
 
 def _abort(writer: Any, messages: list) -> None:

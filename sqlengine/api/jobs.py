@@ -167,6 +167,7 @@ class VertexMetrics:
     output_watermark: Optional[int]
     busy_ratio: float
     pending: Optional[dict[str, int]] = None  # a source's records not read yet, per split metric name
+    written: Optional[int] = None  # a sink's rows written (sinks that count them)
 
 
 @dataclass(frozen=True)
@@ -211,7 +212,10 @@ def job_metrics(session, job_id: str) -> JobMetricsInfo:
         pending = None
         if v.source and any(o in snap.lags for o in v.operators):
             pending = {k: n for o in v.operators for k, n in snap.lags.get(o, {}).items()}
-        found[v.vertex_id] = VertexMetrics(0 if v.source else None, rows, rate, inp, output, snap.busy_ratio, pending)
+        sinks = [o for o in v.operators if o in snap.written]
+        written = sum(snap.written[o] for o in sinks) if sinks else None
+        found[v.vertex_id] = VertexMetrics(0 if v.source else None, rows, rate, inp, output, snap.busy_ratio, pending,
+                                           written)
     checkpoints = [CheckpointInfo(e.epoch, e.trigger_ms, e.end_ms, e.duration_ms, e.records, e.state_size)
                    for e in snap.epochs]
     return JobMetricsInfo(found, checkpoints, snap.completed, snap.busy_ratio,

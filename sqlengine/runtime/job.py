@@ -333,6 +333,7 @@ class JobRunner:
         query, driver = start_epoch_query(
             ctx, dag, consumers, location,
             f"{first.logical.table}-{sid}" if len(dag.roots) == 1 else f"statement-set-{sid}", opens)
+        driver.metrics.written = holder.setdefault("written", {})
         return EpochQuery(query, driver, writers)
 
     def _run_batch(self, dag: Dag, lowered: list[Lowered], ctx: JobContext, job: Job, sids: dict) -> None:
@@ -404,10 +405,14 @@ class JobRunner:
 
 
 def _consumer(root: PhysicalNode, writer, updating: bool, holder: dict):
+    written = holder.setdefault("written", {})  # sink node id -> rows written (when the writer counts)
+
     def consume(low: Lowered, epoch: int) -> None:
         if low.empty:
             return
-        writer.write_epoch(root.op.rows(root.logical, low, updating), epoch, holder["query_id"])
+        n = writer.write_epoch(root.op.rows(root.logical, low, updating), epoch, holder["query_id"])
+        if isinstance(n, int):
+            written[root.id] = written.get(root.id, 0) + n
     return consume
 
 

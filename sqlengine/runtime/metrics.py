@@ -50,6 +50,7 @@ class Snapshot:
     busy_ratio: float  # the share of recent wall time spent running epochs
     restored_from: Optional[int] = None
     lags: dict[str, dict[str, int]] = field(default_factory=dict)  # source node id -> split metric -> records
+    written: dict[str, int] = field(default_factory=dict)  # sink node id -> rows written
 
 
 @dataclass
@@ -58,6 +59,7 @@ class JobMetrics:
     sources: tuple[str, ...] = ()  # the source nodes' ids, in the order of Spark's progress sources
     poll: Optional[Callable[[], Optional[dict]]] = None  # the query's last progress report
     lags: tuple = ()  # per source (as ``sources``): ScanResult.lag, or None
+    written: dict = field(default_factory=dict)  # sink node id -> rows written (the sinks' consumers count)
     _positions: list = field(default_factory=list)  # the last progress report's source entries
     _seen: set = field(default_factory=set)  # batch ids whose progress was counted
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -119,7 +121,7 @@ class JobMetrics:
                     rates[k] = rates.get(k, 0.0) + n / RATE_WINDOW_S
             busy = min(sum(d for _, d, _ in recent) / RATE_WINDOW_S, 1.0)
             snap = Snapshot(dict(self._records), rates, dict(self._watermarks), list(self._epochs),
-                            self._completed, busy, self.restored_from)
+                            self._completed, busy, self.restored_from, written=dict(self.written))
             positions = list(self._positions)
         for i, entry in enumerate(positions):  # asks the sources (a broker round trip): outside the lock
             fn = self.lags[i] if i < len(self.lags) else None
@@ -146,6 +148,7 @@ def merged(parts: list[JobMetrics]) -> Snapshot:
         out.busy_ratio = max(out.busy_ratio, s.busy_ratio)
         out.restored_from = s.restored_from if out.restored_from is None else out.restored_from
         out.lags.update(s.lags)
+        out.written.update(s.written)
     out.epochs.sort(key=lambda e: e.end_ms)
     return out
 

@@ -318,6 +318,8 @@ class RestApi:
             out["currentInputWatermark"] = str(m.input_watermark)
         if m.output_watermark is not None:
             out["currentOutputWatermark"] = str(m.output_watermark)
+        if m.written is not None:  # a sink's records sent out (FLIP-33's numRecordsSend)
+            out["numRecordsSend"] = str(m.written)
         if m.pending is not None:  # FLIP-33's pendingRecords, and per split (a Kafka partition's)
             out["pendingRecords"] = str(sum(m.pending.values()))
             out.update({f"{k}.pendingRecords": str(n) for k, n in sorted(m.pending.items())})
@@ -328,8 +330,9 @@ class RestApi:
 
     def _vertex_metrics_json(self, m: Optional[VertexMetrics]) -> dict:
         rin = m.records_in if m is not None and m.records_in is not None else 0
-        rout = m.records_out if m is not None and m.records_out is not None else 0
-        known = m is not None and m.records_out is not None
+        rout = m.records_out if m is not None and m.records_out is not None else \
+            m.written if m is not None and m.written is not None else 0
+        known = m is not None and (m.records_out is not None or m.written is not None)
         return {"read-bytes": 0, "read-bytes-complete": False, "write-bytes": 0, "write-bytes-complete": False,
                 "read-records": rin, "read-records-complete": known, "write-records": rout,
                 "write-records-complete": known, "accumulated-backpressured-time": 0,

@@ -165,6 +165,8 @@ FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY ite
         values = http(rest, f"/v1/jobs/{job_id}/vertices/{vertex['id']}/metrics?get={name}")[1]
         return {m["id"]: m["value"] for m in values}.get(name, "")
     _wait(lambda: metric(source, "numRecordsOut"), lambda n: n == "600")  # reported once the epoch has ended
+    sink = next(v for v in overview["vertices"] if "Sink: default_catalog" in v["name"])
+    _wait(lambda: metric(sink, "numRecordsSend"), lambda n: n == str(sum(closed.values())))  # the rows written
     assert metric(window, "currentInputWatermark") == str(_ms("2024-01-01 10:19:55"))
     checkpoints = http(rest, f"/v1/jobs/{job_id}/checkpoints")[1]
     done = checkpoints["counts"]["completed"]
