@@ -85,6 +85,24 @@ def _bids(first: int, last: int) -> list[dict]:
             for i in range(first, last)]
 
 
+def _window_job(bs: str, src: str, dst: str) -> tuple[str, str]:
+    """(DDL, INSERT) of a Kafka → one-minute TUMBLE count per item → Kafka exactly-once job."""
+    ddl = f"""
+CREATE TABLE bids (id BIGINT, item STRING, price INT, ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+  WITH ('connector' = 'kafka', 'topic' = '{src}', 'properties.bootstrap.servers' = '{bs}',
+        'scan.startup.mode' = 'earliest-offset', 'format' = 'json');
+CREATE TABLE `out` (item STRING, window_start TIMESTAMP(3), n BIGINT)
+  WITH ('connector' = 'kafka', 'topic' = '{dst}', 'properties.bootstrap.servers' = '{bs}', 'format' = 'json',
+        'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = 'cl-{dst}');
+SET 'pipeline.name' = 'windows-{dst}';
+"""
+    insert = """INSERT INTO `out` SELECT item, window_start, COUNT(*)
+FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY item, window_start, window_end;
+"""
+    return ddl, insert
+
+
 def _ms(ts: str) -> int:
     import datetime as dt
     return int(dt.datetime.fromisoformat(ts).replace(tzinfo=dt.timezone.utc).timestamp() * 1000)
@@ -121,19 +139,7 @@ def test_a_submitted_job_outlives_its_client_then_stops_with_a_savepoint_and_res
     src, dst = new_topic(bs, 2), new_topic(bs, 2)
     first, middle, second = _bids(0, 600), _bids(600, 900), _bids(900, 1200)
     produce(bs, src, [{"value": b, "partition": i % 2} for i, b in enumerate(first)])
-    ddl = f"""
-CREATE TABLE bids (id BIGINT, item STRING, price INT, ts TIMESTAMP(3),
-  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
-  WITH ('connector' = 'kafka', 'topic' = '{src}', 'properties.bootstrap.servers' = '{bs}',
-        'scan.startup.mode' = 'earliest-offset', 'format' = 'json');
-CREATE TABLE `out` (item STRING, window_start TIMESTAMP(3), n BIGINT)
-  WITH ('connector' = 'kafka', 'topic' = '{dst}', 'properties.bootstrap.servers' = '{bs}', 'format' = 'json',
-        'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = 'cl-{dst}');
-SET 'pipeline.name' = 'windows-{dst}';
-"""
-    insert = """INSERT INTO `out` SELECT item, window_start, COUNT(*)
-FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY item, window_start, window_end;
-"""
+    ddl, insert = _window_job(bs, src, dst)
     script = tmp_path / "job.sql"
     script.write_text(ddl + insert)
     t0 = time.monotonic()
@@ -284,18 +290,9 @@ def test_stop_with_drain_fires_the_open_windows_and_its_savepoint_is_final(clust
     src, dst = new_topic(bs, 2), new_topic(bs, 1)
     bids = _bids(0, 150)  # minutes 10:00 .. 10:04
     produce(bs, src, [{"value": b, "partition": i % 2} for i, b in enumerate(bids)])
+    ddl, insert = _window_job(bs, src, dst)
     script = tmp_path / "job.sql"
-    script.write_text(f"""
-CREATE TABLE bids (id BIGINT, item STRING, price INT, ts TIMESTAMP(3),
-  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
-  WITH ('connector' = 'kafka', 'topic' = '{src}', 'properties.bootstrap.servers' = '{bs}',
-        'scan.startup.mode' = 'earliest-offset', 'format' = 'json');
-CREATE TABLE `out` (item STRING, window_start TIMESTAMP(3), n BIGINT)
-  WITH ('connector' = 'kafka', 'topic' = '{dst}', 'properties.bootstrap.servers' = '{bs}', 'format' = 'json',
-        'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = 'drain-{dst}');
-INSERT INTO `out` SELECT item, window_start, COUNT(*)
-FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY item, window_start, window_end;
-""")
+    script.write_text(ddl + insert)
     submitted = sqlengine(cluster["env"], "-m", address, "-f", str(script))
     assert submitted.returncode == 0, submitted.stderr
     job_id = submitted.stdout.split("Job ID: ")[1].split()[0]
@@ -310,8 +307,7 @@ FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY ite
     assert http(cluster["rest"], f"/v1/jobs/{job_id}/status")[1] == {"status": "FINISHED"}
 
     restore = tmp_path / "restore.sql"
-    restore.write_text(script.read_text().replace("INSERT INTO", f"SET 'execution.state-recovery.path' = "
-                                                                  f"'{savepoint}';\nINSERT INTO"))
+    restore.write_text(ddl + f"SET 'execution.state-recovery.path' = '{savepoint}';\n" + insert)
     refused = sqlengine(cluster["env"], "-m", address, "-f", str(restore))
     assert refused.returncode == 1
     assert "its job was stopped with drain, which fired every window and timer" in refused.stderr
