@@ -292,18 +292,19 @@ class RestApi:
     def _metrics(self, job: JobInfo) -> JobMetricsInfo:
         return job_metrics(self.session, job.job_id)
 
-    def _vertex(self, request: Request) -> tuple[JobInfo, VertexInfo] | JSONResponse:
+    def _vertex(self, request: Request) -> tuple[JobInfo, VertexInfo, JobMetricsInfo] | JSONResponse:
+        """The job, the vertex the path names, and the job's metrics (read once)."""
         job = self._job(request)
         if isinstance(job, JSONResponse):
             return job
         vid = request.path_params["vertexid"].lower()
         for v in job_vertices(self.session, job.job_id):
             if v.vertex_id == vid:
-                return job, v
+                return job, v, self._metrics(job)
         return errors(404, f"JobVertex {vid} not found in job {job.job_id}.")
 
     @staticmethod
-    def _vertex_values(m: Optional[VertexMetrics], parallelism: int) -> dict[str, str]:
+    def _vertex_values(m: Optional[VertexMetrics]) -> dict[str, str]:
         """A vertex's metrics by Flink's names (values are strings, as Flink sends them)."""
         if m is None:
             return {}
@@ -343,8 +344,8 @@ class RestApi:
         found = self._vertex(request)
         if isinstance(found, JSONResponse):
             return found
-        job, v = found
-        m = self._metrics(job).vertices.get(v.vertex_id)
+        job, v, measured = found
+        m = measured.vertices.get(v.vertex_id)
         now = int(time.time() * 1000)
         end = job.end_ms
         state = _task_state(job)
@@ -362,16 +363,16 @@ class RestApi:
         found = self._vertex(request)
         if isinstance(found, JSONResponse):
             return found
-        job, v = found
-        values = self._vertex_values(self._metrics(job).vertices.get(v.vertex_id), v.parallelism)
+        _, v, measured = found
+        values = self._vertex_values(measured.vertices.get(v.vertex_id))
         return _json(_metric_list(values, request))
 
     async def vertex_watermarks(self, request: Request) -> Response:
         found = self._vertex(request)
         if isinstance(found, JSONResponse):
             return found
-        job, v = found
-        m = self._metrics(job).vertices.get(v.vertex_id)
+        _, v, measured = found
+        m = measured.vertices.get(v.vertex_id)
         if m is None or m.input_watermark is None:
             return _json([])
         return _json([{"id": f"{i}.currentInputWatermark", "value": str(m.input_watermark)}
@@ -383,8 +384,8 @@ class RestApi:
         found = self._vertex(request)
         if isinstance(found, JSONResponse):
             return found
-        job, v = found
-        busy = self._metrics(job).busy_ratio
+        _, v, measured = found
+        busy = measured.busy_ratio
         level = "high" if busy > 0.5 else "low" if busy > 0.1 else "ok"
         return _json({"status": "ok", "backpressureLevel": level, "end-timestamp": int(time.time() * 1000),
                       "subtasks": [{"subtask": i, "attempt-number": 0, "backpressureLevel": level,
@@ -392,8 +393,8 @@ class RestApi:
                                     "busyRatio": round(busy, 3), "other-concurrent-attempts": []}
                                    for i in range(v.parallelism)]})
 
-    def _job_values(self, job: JobInfo) -> dict[str, str]:
-        m = self._metrics(job)
+    def _job_values(self, job: JobInfo, m: Optional[JobMetricsInfo] = None) -> dict[str, str]:
+        m = m if m is not None else self._metrics(job)
         last = m.checkpoints[-1] if m.checkpoints else None
         now = int(time.time() * 1000)
         return {"numberOfCompletedCheckpoints": str(m.completed), "numberOfFailedCheckpoints": "0",
@@ -503,11 +504,11 @@ class RestApi:
             lines.append(f"{name}{{{text}}} {value}")
         for job in job_infos(self.session):
             base = {"job_id": job.job_id, "job_name": job.name}
-            for k, v in self._job_values(job).items():
+            m = self._metrics(job)  # once per job: reading it asks Spark and the sources
+            for k, v in self._job_values(job, m).items():
                 sample(f"flink_jobmanager_job_{k}", base, v)
-            m = self._metrics(job)
             for v in job_vertices(self.session, job.job_id):
-                for k, val in self._vertex_values(m.vertices.get(v.vertex_id), v.parallelism).items():
+                for k, val in self._vertex_values(m.vertices.get(v.vertex_id)).items():
                     sample(f"flink_taskmanager_job_task_{k}",
                            {**base, "task_id": v.vertex_id, "task_name": v.name}, val)
         return Response("\n".join(lines) + "\n", media_type="text/plain; version=0.0.4; charset=utf-8",
