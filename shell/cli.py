@@ -106,6 +106,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     args = _parser().parse_args(argv)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     conf = _conf(args.defines)
+    from sqlengine.api.control import setting_warning
+    for key in conf:  # a -D key with no effect says so, as SET does
+        said = setting_warning(key)
+        if said:
+            print(said, file=sys.stderr)
     if args.jobmanager:
         host, _, port = args.jobmanager.rpartition(":")
         if not host or not port.isdigit():

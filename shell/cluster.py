@@ -85,7 +85,7 @@ def start(conf: dict[str, str], defines: list[str]) -> int:
     pid_file.write_text(str(proc.pid))
     # It answers once Spark has started; it is ready once its warm-up job has run (so that the
     # first job submitted is fast), unless sqlengine.cluster.warm-up is false.
-    from sqlengine.service.cluster import WARM, WARM_UP
+    from sqlengine.service.cluster import STANDBY, WARM, WARM_UP
     warming = conf.get(WARM_UP, "true").strip().lower() != "false"
     deadline = time.monotonic() + START_TIMEOUT
     while time.monotonic() < deadline:
@@ -94,7 +94,8 @@ def start(conf: dict[str, str], defines: list[str]) -> int:
                   f"(log: {log_file})", file=sys.stderr)
             pid_file.unlink(missing_ok=True)
             return 1
-        if _overview(conf) is not None and (not warming or WARM in _said(log_file, offset, WARM)):
+        said = _said(log_file, offset, "[INFO]")
+        if _overview(conf) is not None and (not warming or WARM in said or STANDBY in said):
             print(f"[INFO] Cluster started (pid {proc.pid}): REST API and dashboard at {_url(conf, '')}, "
                   f"SQL Gateway on port {conf.get('sql-gateway.endpoint.rest.port', '8083')}; log: {log_file}",
                   flush=True)

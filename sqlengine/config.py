@@ -94,6 +94,15 @@ def state_ttl_ms(conf: dict[str, str]) -> int:
     return duration_option_ms(conf, STATE_TTL, "'1 h', '30 min' or '0 ms'")
 
 
+CHECKPOINT_INTERVAL = "execution.checkpointing.interval"
+
+
+def checkpoint_interval_ms(conf: dict[str, str]) -> int:
+    """``execution.checkpointing.interval``: how often a streaming job's epochs (its
+    checkpoints) start; 0 (unset): back to back, each as soon as the last one committed."""
+    return duration_option_ms(conf, CHECKPOINT_INTERVAL, "'10 s' or '500 ms'")
+
+
 SOURCE_IDLE_TIMEOUT = "table.exec.source.idle-timeout"
 SCAN_IDLE_TIMEOUT = "scan.watermark.idle-timeout"  # the table option (Flink 1.18+, FLIP-296)
 

@@ -17,15 +17,26 @@ ranges, not yet in Spark's offsets log), ``kafka-read`` (a task read a first bat
 ``kafka-txn-begun`` (a writer task began its transaction, nothing produced),
 ``kafka-produced`` (a writer task produced its records, its transaction not committed),
 ``kafka-committed`` (one writer task committed, the others maybe not), ``recovery``
-(a transactional sink resolving what a crash left open, at job start), ``jdbc-written``
+(a transactional sink about to resolve what a crash left open, at job start),
+``recovering`` (part of it resolved: one PostgreSQL prepared transaction rolled back, one
+Kafka transactional id fenced, a file sink's committed epoch published but its leftovers
+not removed), ``file-marked`` (a file sink recorded an epoch as committed, its files not
+yet renamed), ``jdbc-written``
 (a PostgreSQL writer task wrote its rows, not prepared), ``jdbc-prepared`` (it prepared
 its transaction), ``jdbc-committing`` (the driver committed one task's prepared
 transaction, the others not yet), ``jdbc-committed`` (all committed, Spark not told).
 
+``SQLENGINE_FAULT_ACTION=raise:<folder>`` raises ``InjectedError`` instead of killing, once:
+the first process to reach the point creates ``<folder>/raised-<point>`` and raises; later
+arrivals (a restarted job replaying the epoch) go on. A task or an epoch fails as it would
+on a real error, and the job's restart strategy decides what happens next.
+
 ``SQLENGINE_FAULT_ACTION=pause:<folder>`` pauses instead of killing, for outage tests:
-the first process to reach the point (after skipping ``SQLENGINE_FAULT_SKIP`` arrivals in
-that process) creates ``<folder>/reached`` and waits until ``<folder>/resume`` exists
+the first process to reach the point creates ``<folder>/reached`` and waits until ``<folder>/resume`` exists
 (at most 5 minutes), so a test can stop a broker or a database at that exact point.
+
+``SQLENGINE_FAULT_SKIP=<n>``: each process lets its first ``n`` arrivals at the point pass
+(a driver's point is reached once per epoch: ``1`` kills or fails in the second epoch).
 """
 from __future__ import annotations
 
@@ -37,7 +48,7 @@ ENV = "SQLENGINE_FAULT"
 PGID = "SQLENGINE_FAULT_PGID"
 ACTION = "SQLENGINE_FAULT_ACTION"
 SKIP = "SQLENGINE_FAULT_SKIP"
-_arrivals = {"n": 0}
+_arrivals: dict = {}  # (point, action) -> arrivals in this process (a new setting counts afresh)
 
 
 def arm() -> None:
@@ -47,13 +58,27 @@ def arm() -> None:
         os.environ[PGID] = str(os.getpgrp())
 
 
+class InjectedError(RuntimeError):
+    """The failure ``SQLENGINE_FAULT_ACTION=raise:<folder>`` injects."""
+
+
 def reached(point: str) -> None:
     if os.environ.get(ENV) != point:
         return
     action = os.environ.get(ACTION, "kill")
     if action.startswith("pause:"):
-        _pause(action[len("pause:"):])
+        _pause(action[len("pause:"):], point)
         return
+    if _skipped(point, action):
+        return
+    if action.startswith("raise:"):
+        try:
+            fd = os.open(os.path.join(action[len("raise:"):], f"raised-{point}"),
+                         os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            return
+        os.close(fd)
+        raise InjectedError(f"injected failure at '{point}'")
     group = os.environ.get(PGID)
     if group:
         try:
@@ -63,9 +88,15 @@ def reached(point: str) -> None:
     os.kill(os.getpid(), signal.SIGKILL)
 
 
-def _pause(folder: str) -> None:
-    _arrivals["n"] += 1
-    if _arrivals["n"] <= int(os.environ.get(SKIP, "0") or 0):
+def _skipped(point: str, action: str) -> bool:
+    """Whether this arrival is one of the first ``SQLENGINE_FAULT_SKIP`` at the point."""
+    key = (point, action)
+    _arrivals[key] = _arrivals.get(key, 0) + 1
+    return _arrivals[key] <= int(os.environ.get(SKIP, "0") or 0)
+
+
+def _pause(folder: str, point: str = "") -> None:
+    if _skipped(point, f"pause:{folder}"):
         return
     try:
         fd = os.open(os.path.join(folder, "reached"), os.O_CREAT | os.O_EXCL | os.O_WRONLY)

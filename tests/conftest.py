@@ -61,3 +61,11 @@ def pytest_collection_modifyitems(config, items):
         path = item.nodeid.split("::")[0]
         return LONGEST_FIRST.index(path) if path in LONGEST_FIRST else len(LONGEST_FIRST)
     items.sort(key=rank)  # stable: the order within and among the other files is kept
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    """A real PostgreSQL (``SQLENGINE_TEST_POSTGRES``, else a cluster of our own), for the
+    jdbc tests, the fault matrix and the failover tests."""
+    from tests.connectors.jdbc.pg_util import postgres_server
+    yield from postgres_server()

@@ -38,7 +38,7 @@ from connectors.datagen.options import KIND, FieldOptions, key
 from connectors.datagen.randomgen import random_column
 from connectors.datagen.sequence import sequence_column
 from sqlengine.errors import ConnectorError
-from sqlengine.config import DEFAULT_MAX_ROWS_PER_EPOCH, max_rows_per_epoch
+from sqlengine.config import DEFAULT_MAX_ROWS_PER_EPOCH, checkpoint_interval_ms, max_rows_per_epoch
 
 ROWS_PER_SECOND = "rows-per-second"
 NUMBER_OF_ROWS = "number-of-rows"
@@ -211,7 +211,10 @@ def _scan_batch(ctx: ScanContext, plan: GenPlan) -> ScanResult:
 
 def _scan_stream(ctx: ScanContext, plan: GenPlan) -> DataGenScanResult:
     cap = max_rows_per_epoch(ctx.conf)
-    per_batch = min(plan.rows_per_second, cap) if cap else plan.rows_per_second
+    # A second's rows per micro-batch, or the checkpoint interval's when epochs are rarer.
+    per_second = max(1.0, checkpoint_interval_ms(ctx.conf) / 1000)
+    wanted = int(plan.rows_per_second * per_second)
+    per_batch = min(wanted, cap) if cap else wanted
     tag = source_tag(ctx.table_name)
     stream = (ctx.spark.readStream.format("rate-micro-batch")
               .option("rowsPerBatch", per_batch)

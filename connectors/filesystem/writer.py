@@ -128,6 +128,7 @@ def recover(root: str, part_uuid: str) -> None:
     marker = read_marker(fs, base, part_uuid)
     if marker is not None:
         _roll_forward(fs, marker)
+    reached("recovering")  # the last committed epoch published, its leftovers not yet removed
     mine = re.compile(rf"part-{re.escape(part_uuid)}-\d+-\d+\.\d+\.inprogress")
     for path in FS.list_names(fs, posixpath.join(base, STAGING)):
         if mine.fullmatch(posixpath.basename(path)):

@@ -40,8 +40,11 @@ def gid(sink_id: str, query_id: str, epoch: int, task: int) -> str:
     return f"{GID_PREFIX}:{sink_id[:16]}:{query_id}:{epoch}:{task}"
 
 
-def sink_gid_prefix(sink_id: str) -> str:
-    return f"{GID_PREFIX}:{sink_id[:16]}:"
+def sink_gid_prefix(sink_id: str, query_id: str) -> str:
+    """The transactions of one sink of one job's checkpoint (its Spark query id): another
+    job with the same statement (writing elsewhere, or restored from a copy of the
+    checkpoint in another folder) has another query id, or its own transactions."""
+    return f"{GID_PREFIX}:{sink_id[:16]}:{query_id}:"
 
 
 def error_text(e: BaseException) -> str:

@@ -224,10 +224,13 @@ def recover(options: dict, tasks: int) -> None:
     from confluent_kafka import Producer
     timeout = float(options.get("timeout_s", "60"))
 
+    from sqlengine.faults import reached
+
     def one(task: int) -> None:
         conf = producer_config(options)
         conf["transactional.id"] = transactional_id(options["txn_prefix"], options["sink_id"], task)
         Producer(conf).init_transactions(timeout)
+        reached("recovering")  # one transactional id fenced, maybe not all
 
     with ThreadPoolExecutor(max_workers=min(8, tasks)) as pool:
         list(pool.map(one, range(tasks)))

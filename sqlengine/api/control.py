@@ -78,3 +78,10 @@ def state_home():
     """sqlengine's state folder (``$XDG_STATE_HOME/sqlengine``)."""
     from sqlengine.logs import state_home as home
     return home()
+
+
+def setting_warning(key: str):
+    """The one-line warning for a configuration key sqlengine does not use (None if it does):
+    sqlengine/settings.py."""
+    from sqlengine.settings import warning
+    return warning(key)

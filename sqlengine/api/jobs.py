@@ -22,6 +22,8 @@ class JobInfo:
     tasks: int  # subtasks: the DAG's tasks times their parallelism
     streaming: bool = True
     error: Optional[tuple[str, str]] = None  # a failed job's (exception class, reason), as SHOW JOBS reports it
+    restarts: int = 0  # times its restart strategy restarted it (Flink's numRestarts)
+    failures: tuple[tuple[int, str, str], ...] = ()  # (time ms, exception class, reason): its exception history
 
     @property
     def terminal(self) -> bool:
@@ -81,7 +83,8 @@ def _info(job) -> JobInfo:
         error = (type(job.error).__name__, reason[0] if reason else type(job.error).__name__)
     return JobInfo(job.job_id, job.name, job_status(job), int(job.start_time * 1000),
                    -1 if end is None else int(end * 1000), max(job.tasks, 1),
-                   job.dag.streaming if job.dag is not None else True, error)
+                   job.dag.streaming if job.dag is not None else True, error,
+                   getattr(job, "restarts", 0), tuple(getattr(job, "failures", ())))
 
 
 def job_infos(session) -> list[JobInfo]:
@@ -113,34 +116,26 @@ def stop_job(session, job_id: str, target_directory: Optional[str] = None,
     """Stop at an epoch boundary (the running epoch commits, no further one starts; with
     ``drain``, one more epoch in which every source has ended fires every window, and
     the checkpoint is final). Returns the path to restore from (``execution.state-recovery.path``), None if no epoch
-    was committed. With ``target_directory`` the job's checkpoint is copied there, into
-    ``savepoint-<job id prefix>-<random>`` as Flink names a savepoint, and that copy is the
-    path (the job's own checkpoint folder stays where it was)."""
+    was committed: with ``target_directory``, a savepoint taken there
+    (``savepoint-<job id prefix>-<random>``, as Flink names one), else the job's checkpoint."""
     job = session.jobs.get(job_id)
     if job is None:
         raise UnknownJob(job_id)
     root = job.stop(timeout, drain=drain)
     if root is None or not target_directory:
         return root
-    import shutil
-    dest = savepoint_path(job_id, target_directory)
-    shutil.copytree(root, dest)
-    return dest
+    return job.savepoint(savepoint_path(job_id, target_directory))
 
 
 def savepoint_path(job_id: str, target_directory: str) -> str:
     """A new savepoint's folder in ``target_directory``, named as Flink names one."""
-    import os
-    import uuid
-    target = target_directory[len("file:"):] if target_directory.startswith("file:") else target_directory
-    os.makedirs(target, exist_ok=True)
-    return os.path.join(target, f"savepoint-{job_id[:6]}-{uuid.uuid4().hex[:12]}")
+    from sqlengine.runtime.savepoint import new_path
+    return new_path(job_id, target_directory)
 
 
 def savepoint_job(session, job_id: str, target_directory: str) -> Optional[str]:
-    """A savepoint of a running job: its checkpoint copied between two epochs into
-    ``target_directory`` while it keeps running. Returns the path (None if no epoch was
-    committed yet)."""
+    """A savepoint of a running job, taken between two epochs into ``target_directory``
+    while it keeps running. Returns the path (None if no epoch was committed yet)."""
     job = session.jobs.get(job_id)
     if job is None:
         raise UnknownJob(job_id)
@@ -248,3 +243,10 @@ def epoch_interval_ms(session, job_id: str) -> int:
     from sqlengine.config import duration_ms
     raw = session.conf.get("execution.checkpointing.interval")
     return (duration_ms(raw) or 0) if raw else 0
+
+
+def restorable(path: str) -> bool:
+    """Whether ``path`` holds a checkpoint a job must be restored from (an epoch was planned
+    in it: its sinks may have committed it), rather than started afresh."""
+    from sqlengine.runtime.job import restorable as planned
+    return planned(path)

@@ -56,10 +56,19 @@ class JobClient:
 
     def stop_with_savepoint(self, advance_to_end_of_event_time: bool = False,
                             savepoint_directory: Optional[str] = None, formatType: Any = None) -> Future:
-        """Stop at an epoch boundary; the future's value is the checkpoint to restore from
-        (``SET 'execution.state-recovery.path' = ...``), None if no epoch was committed.
-        The checkpoint stays where the job wrote it (``savepoint_directory`` is not used)."""
-        return _done(self._job.stop())
+        """Stop at an epoch boundary (with ``advance_to_end_of_event_time``, Flink's drain:
+        every window fires); the future's value is the savepoint to restore from (``SET
+        'execution.state-recovery.path' = ...``), taken in ``savepoint_directory`` (default:
+        ``execution.checkpointing.savepoint-dir``, else ``savepoints`` beside the checkpoint),
+        None if no epoch was committed."""
+        from sqlengine.runtime.savepoint import default_savepoint_dir, new_path
+        job = self._job
+        root = job.stop(drain=advance_to_end_of_event_time)
+        target = savepoint_directory or default_savepoint_dir(
+            {"execution.checkpointing.savepoint-dir": job.savepoint_dir or ""}, job.checkpoint_root)
+        if root is None or target is None:
+            return _done(root)
+        return _done(job.savepoint(new_path(job.job_id, target)))
 
     def get_job_execution_result(self) -> Future:
         f: Future = Future()

@@ -52,15 +52,19 @@ def show(session: SessionState, node: dn.FlinkShow, stmt) -> TableResult:
 
 
 def _jobs(session: SessionState) -> TableResult:
-    """Flink's ``SHOW JOBS``: id, name, status and start time of the session's jobs."""
+    """Flink's ``SHOW JOBS``: id, name, status and start time of the session's jobs; and, once
+    a job of the session has been restarted by its restart strategy, how often each was."""
     import datetime as dt
 
     from sqlengine.api.result import job_status
     rows = []
-    for job in sorted(session.jobs.values(), key=lambda j: j.start_time):
+    jobs = sorted(session.jobs.values(), key=lambda j: j.start_time)
+    restarted = any(getattr(j, "restarts", 0) for j in jobs)
+    for job in jobs:
         start = dt.datetime.fromtimestamp(job.start_time).isoformat(timespec="milliseconds")
-        rows.append([job.job_id, job.name, job_status(job), start])
-    return TableResult("ROWS", ["job id", "job name", "status", "start time"], rows, show=True)
+        rows.append([job.job_id, job.name, job_status(job), start] + ([job.restarts] if restarted else []))
+    header = ["job id", "job name", "status", "start time"] + (["restarts"] if restarted else [])
+    return TableResult("ROWS", header, rows, show=True)
 
 
 def _all_functions(cm) -> list[str]:

@@ -39,12 +39,17 @@ def _set(session: SessionState, node: exp.Set, stmt) -> TableResult:
     if not items:
         rows = [[k, v] for k, v in sorted(session.conf.items())]
         return TableResult("ROWS", ["key", "value"], rows, show=True)
+    from sqlengine.settings import warning
+    warnings = []
     for item in items:
         eq = item.this
         key = eq.this.name
         value = eq.expression.name if isinstance(eq.expression, exp.Literal) else generate(eq.expression)
         session.conf[key] = value
-    return TableResult("OK", text="[INFO] Execute statement succeeded.")
+        said = warning(key)
+        if said:
+            warnings.append(said)
+    return TableResult("OK", text="\n".join(warnings + ["[INFO] Execute statement succeeded."]))
 
 
 @handles(dn.Reset)
@@ -275,10 +280,14 @@ def _stop_job(session: SessionState, node: dn.StopJob, stmt) -> TableResult:
     if job.done.is_set():
         raise ExecutionError(f"Could not stop job '{job_id}': it is not running (status {job_status(job)}).",
                              stmt.span)
-    path = job.stop(drain=bool(node.args.get("drain")))
     if node.args.get("savepoint"):
+        from sqlengine.api.jobs import stop_job
+        from sqlengine.runtime.savepoint import default_savepoint_dir
+        path = stop_job(session, job_id, default_savepoint_dir(session.conf, job.checkpoint_root),
+                        drain=bool(node.args.get("drain")))
         if path is None:
             return TableResult("OK", text=f"[INFO] Job {job_id} stopped before its first checkpoint completed: there "
                                           f"is nothing to restore (run the statement again to start over).")
         return TableResult("ROWS", ["savepoint path"], [[path]], show=True)
+    job.stop(drain=bool(node.args.get("drain")))
     return TableResult("OK")

@@ -65,6 +65,20 @@ def root_cause(exc: BaseException) -> str:
     return type(exc).__name__
 
 
+def root_class(exc: BaseException) -> str:
+    """The class of the innermost exception of ``exc``'s chain (Python and JVM causes), as
+    its message names it (``sqlengine.faults.InjectedError``), for a job's exception history."""
+    for text in reversed([t for t in _messages(exc) if t.strip()]):
+        for marker in _PLAN:
+            text = text.split(marker, 1)[0]
+        raised = [l.rstrip() for l in text.strip().splitlines() if l.strip() and _raised(l.rstrip())]
+        if raised:
+            found = _EXCEPTION_LINE.match(_innermost_clause(_CAUSED_BY.sub("", raised[-1])).strip())
+            if found:
+                return found.group(1)
+    return type(exc).__name__
+
+
 def driver_died(exc: BaseException) -> bool:
     """Whether the driver JVM has exited (checked on the process when we started it)."""
     proc = _jvm_process()

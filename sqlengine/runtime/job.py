@@ -28,9 +28,11 @@ from sqlengine.plan.dag import INSERT_ONLY, Dag, PhysicalNode
 from sqlengine.runtime.context import BatchContext, JobContext
 from sqlengine.runtime.epoch import EpochDriver
 from sqlengine.runtime.execute import lower_batch
-from sqlengine.runtime.failure import root_cause
+from sqlengine.runtime.failure import root_cause, root_class
 from sqlengine.runtime.multisink import tagged_union, write_all
+from sqlengine.runtime.restart import restart_strategy
 from sqlengine.runtime.runner import finished, start_epoch_query, stop_at_epoch_boundary
+from sqlengine.runtime import savepoint as savepoints
 from sqlengine.runtime.state import StateStore
 
 STATE_STORE_PROVIDER = "spark.sql.streaming.stateStore.providerClass"
@@ -39,6 +41,7 @@ STATE_STORE_PROVIDER = "spark.sql.streaming.stateStore.providerClass"
 STATE_BACKENDS = {
     "hashmap": "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider",
     "rocksdb": "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
+    "forst": "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",  # Flink 2's disaggregated RocksDB
 }
 DRAINED = "_DRAINED"  # in a checkpoint whose job was stopped with drain: it cannot be restored
 POLL_SECONDS = 0.05  # how often a running job's progress is checked for the end of input
@@ -127,6 +130,12 @@ class Job:
     stop_event: threading.Event = field(default_factory=threading.Event)
     done: threading.Event = field(default_factory=threading.Event)
     drain: bool = False  # stopping with drain (``stop``)
+    restarts: int = 0  # times the restart strategy restarted it (Flink's numRestarts)
+    # Failures it restarted from and the one it failed with: (time ms, exception class, reason)
+    # (Flink's exception history).
+    failures: list[tuple[int, str, str]] = field(default_factory=list)
+    wake: threading.Event = field(default_factory=threading.Event)  # ends a restart's backoff (stop, cancel)
+    savepoint_dir: Optional[str] = None  # its default savepoint folder (execution.checkpointing.savepoint-dir)
 
     def ended(self) -> None:
         """The job has ended (whatever its status): ``done`` is set."""
@@ -138,6 +147,7 @@ class Job:
         """Stop now, without waiting for an epoch boundary (Flink's cancel). Also before
         its query has started (``JobRunner.run`` stops a query started after this)."""
         self.status = "CANCELED"
+        self.wake.set()
         for q in list(self.queries):
             if q.isActive:
                 q.stop()
@@ -149,20 +159,26 @@ class Job:
         fires every window and timer (Flink's ``--drain``); its checkpoint is final."""
         self.drain = self.drain or drain
         self.stop_event.set()
+        self.wake.set()
         self.done.wait(timeout)
         root = self.checkpoint_root
-        return root if root and _holds_checkpoint(root) else None
+        return root if root and restorable(root) else None
 
     def savepoint(self, target: str, timeout: float = 300.0) -> Optional[str]:
-        """A copy of the job's checkpoint taken between two epochs, while it keeps running
-        (Flink's savepoint of a running job): no epoch runs during the copy, and the last
-        completed epoch is in Spark's commit log. Returns the copy's path, None if no
-        epoch has completed yet."""
-        import shutil
+        """A savepoint (sqlengine/runtime/savepoint.py) of the job's checkpoint at ``target``:
+        of a running job, taken between two epochs while it keeps running (no epoch runs
+        during the copy, and the last completed epoch is in Spark's commit log); of a
+        stopped one, its last committed epoch. Returns ``target``, None if no epoch has
+        completed yet."""
         root = self.checkpoint_root
         drivers = [q.driver for q in self.queries]
         if not root or not drivers:
             return None
+        dags = {os.path.basename(d.checkpoint): d.dag.signature() for d in drivers}
+        if self.done.is_set():
+            if self.status != "STOPPED":
+                raise ExecutionError(f"Job {self.job_id} is not running (status {self.status}): no savepoint.")
+            return savepoints.take(root, target, self.job_id, self.name, dags) if _has_commit(root) else None
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.done.is_set():
@@ -175,10 +191,9 @@ class Job:
                     if d.busy or not _committed(d):
                         break
                 else:
-                    if not _holds_checkpoint(root):
+                    if not _has_commit(root):
                         return None
-                    shutil.copytree(root, target)
-                    return target
+                    return savepoints.take(root, target, self.job_id, self.name, dags)
             finally:
                 for d in held:
                     d.lock.release()
@@ -211,7 +226,8 @@ class JobRunner:
         return is_streaming(self.conf)
 
     def context(self, job_id: str) -> JobContext:
-        state_ttl_ms(self.conf)  # an invalid TTL fails before the job starts
+        state_ttl_ms(self.conf)  # an invalid TTL or restart strategy fails before the job starts
+        restart_strategy(self.conf)
         par = parallelism(self.conf)
         maxp = max_parallelism(self.conf)
         if par > maxp:
@@ -236,7 +252,8 @@ class JobRunner:
         again: the statement's error reports it."""
         job_id = self.conf.get("pipeline.job-id") or uuid.uuid4().hex
         job = Job(job_id, name=self.conf.get("pipeline.name") or _job_name(dag.roots),
-                  tasks=sum(t.parallelism for t in dag.tasks()), dag=dag)
+                  tasks=sum(t.parallelism for t in dag.tasks()), dag=dag,
+                  savepoint_dir=savepoints.savepoint_dir(self.conf))
         if jobs is not None:
             jobs[job_id] = job
         try:
@@ -268,31 +285,39 @@ class JobRunner:
         root = self.checkpoint_root(job_id)
         job.checkpoint_root = root
         location = os.path.join(root, sids[live[0]] if len(live) == 1 else operator_id(statement, "set"))
-        if self.conf.get("execution.state-recovery.path") and not _holds_checkpoint(location):
+        if self.conf.get("execution.state-recovery.path") and not restorable(location):
+            if not os.path.samefile(root, local_path(self.conf["execution.state-recovery.path"])):
+                import shutil
+                shutil.rmtree(root, ignore_errors=True)  # the copy made for the restore (NO_CLAIM)
             raise ExecutionError(
                 f"Cannot restore from '{root}': it holds no checkpoint of this statement (the "
                 f"checkpoint there was written by another statement; a checkpoint restores only "
                 f"the job that wrote it).")
         if self.conf.get("execution.state-recovery.path"):
             reached("restore")
-        job.queries.append(self._start_epochs(dag.restricted(live), ctx, location, sids))
+        part = dag.restricted(live)
+
+        def start(c: JobContext) -> EpochQuery:  # (again, from the checkpoint, on a restart)
+            return self._start_epochs(part, c, location, sids)
+        job.queries.append(start(ctx))
         if job.status == "CANCELED":  # cancelled while it started
             job.queries[-1].stop()
         if wait:
             try:
-                self.wait(job, ctx)
+                self.wait(job, ctx, start)
             except BaseException as exc:
                 job.error = exc
                 raise
             finally:
                 job.ended()
         else:
-            threading.Thread(target=self._drive, args=(job, ctx), name=f"job-{job_id[:8]}", daemon=True).start()
+            threading.Thread(target=self._drive, args=(job, ctx, start), name=f"job-{job_id[:8]}",
+                             daemon=True).start()
         return job
 
-    def _drive(self, job: Job, ctx: JobContext) -> None:
+    def _drive(self, job: Job, ctx: JobContext, start=None) -> None:
         try:
-            self.wait(job, ctx)
+            self.wait(job, ctx, start)
         except BaseException as exc:  # noqa: BLE001 - kept on the job (SHOW JOBS, wait())
             job.error = exc
         finally:
@@ -307,13 +332,16 @@ class JobRunner:
                     f"Cannot restore from '{restore}': its job was stopped with drain, which fired every "
                     f"window and timer as if its input had ended; run the statement without "
                     f"'execution.state-recovery.path' to start afresh.")
-            if not _holds_checkpoint(restore):
+            if not restorable(restore):
                 raise ExecutionError(
-                    f"Cannot restore from '{restore}': it holds no checkpoint (no completed epoch "
-                    f"of a job was found there). Point 'execution.state-recovery.path' at the "
+                    f"Cannot restore from '{restore}': it holds no checkpoint (no epoch of a job "
+                    f"was found there). Point 'execution.state-recovery.path' at the "
                     f"checkpoint folder a stopped or failed job printed.")
-            return restore
-        base = self.conf.get("execution.checkpointing.dir")
+            return savepoints.restore_into(restore, self._own_root(job_id), savepoints.claim_mode(self.conf))
+        return self._own_root(job_id)
+
+    def _own_root(self, job_id: str) -> str:
+        base = local_path(self.conf.get("execution.checkpointing.dir") or self.conf.get("state.checkpoints.dir") or "")
         return os.path.join(base, job_id) if base else default_checkpoint_root(job_id)
 
     def _start_epochs(self, dag: Dag, ctx: JobContext, location: str, sids: dict) -> EpochQuery:
@@ -358,50 +386,114 @@ class JobRunner:
         finally:
             ctx.release()
 
-    def wait(self, job: Job, ctx: JobContext) -> None:
-        """Drive every query until its bounded sources have ended (or forever if unbounded)."""
-        stopped = []
+    def wait(self, job: Job, ctx: JobContext, start=None) -> None:
+        """Drive every query until its bounded sources have ended (or forever if unbounded).
+        A query that fails restarts from the job's checkpoint (``start``) as the restart
+        strategy allows (sqlengine/runtime/restart.py); otherwise the job fails."""
+        strategy = restart_strategy(self.conf)
         try:
-            for q in job.queries:
-                while q.query.isActive:
-                    q.query.awaitTermination(POLL_SECONDS)
-                    if finished(q.query, q.driver):
-                        q.query.stop()
-                    elif job.stopping and stop_at_epoch_boundary(q.query, q.driver):
-                        stopped.append(q)
-                error = q.query.exception()
-                if error is not None and not (job.stopping and "StopRequested" in str(error)):
-                    raise error
-                if job.stopping and q not in stopped:
-                    stopped.append(q)
-            if job.drain and stopped:
-                drained = [q.driver.drain() for q in stopped]
-                if any(drained) and job.checkpoint_root:
-                    with open(os.path.join(job.checkpoint_root, DRAINED), "w") as f:
-                        f.write("stopped with drain: every window fired; this checkpoint is final\n")
-            job.status = "STOPPED" if stopped else "CANCELED" if job.status == "CANCELED" else "FINISHED"
-            for q in stopped:
-                last = q.driver.last_epoch
-                job.messages.append(
-                    f"Job {job.job_id} stopped" + (f" after epoch {last} (committed)" if last is not None else "") +
-                    f". To resume, SET 'execution.state-recovery.path' = '{job.checkpoint_root}';")
-        except Exception as exc:
-            try:
-                job.cancel()
-            except Exception:  # noqa: BLE001 - a dead driver cannot stop its queries
-                pass
-            job.status = "FAILED"
-            # Only a checkpoint with a committed epoch can be restored (``checkpoint_root``).
-            hint = (f"to resume, SET 'execution.state-recovery.path' = '{job.checkpoint_root}'"
-                    if job.checkpoint_root and _holds_checkpoint(job.checkpoint_root) else
-                    "no epoch was committed: run the statement again to start over" if job.checkpoint_root
-                    else None)
-            raise ExecutionError(f"Job {job.job_id} failed: {root_cause(exc)}", hint=hint) from exc
+            while True:
+                try:
+                    self._drive_queries(job)
+                    return
+                except Exception as exc:
+                    delay = None
+                    if start is not None and not job.stopping and job.status != "CANCELED" and \
+                            job.checkpoint_root and restorable(job.checkpoint_root):
+                        delay = strategy.on_failure(time.monotonic())
+                    if delay is None:
+                        raise self._failed(job, exc) from exc
+                    restarted = self._restart(job, exc, delay, start)
+                    if restarted is None:
+                        return
+                    ctx = restarted
         finally:
             for q in job.queries:
                 for writer in q.writers:
                     writer.on_job_end(job.status in ("FINISHED", "STOPPED"))
             job.messages.extend(_metric_messages(job, ctx))
+
+    def _restart(self, job: Job, exc: BaseException, delay: float, start) -> Optional[JobContext]:
+        """After a failure the restart strategy allows: RESTARTING for ``delay`` seconds (a
+        stop or cancel ends the wait), then the job's query again from its checkpoint, which
+        replays the epoch that failed. Returns the new run's context (None: it did not restart)."""
+        import logging
+        job.failures.append(_failure(exc))
+        job.restarts += 1
+        job.status = "RESTARTING"
+        logging.getLogger(__name__).warning("Job %s failed (%s); restarting in %.1f s from its checkpoint "
+                                            "(attempt %d)", job.job_id, job.failures[-1][2], delay, job.restarts)
+        for q in job.queries:
+            try:
+                if q.isActive:
+                    q.stop()
+            except Exception:  # noqa: BLE001 - a failed query may be gone already
+                pass
+        job.wake.wait(delay)
+        if job.status == "CANCELED":
+            return None
+        if job.stopping:  # stopped while it waited: the checkpoint stays, as a stopped job's
+            job.status = "STOPPED"
+            job.messages.append(f"Job {job.job_id} stopped while restarting. To resume, SET "
+                                f"'execution.state-recovery.path' = '{job.checkpoint_root}';")
+            return None
+        ctx = self.context(job.job_id)
+        before = job.queries
+        job.queries = [start(ctx)]
+        for old, new in zip(before, job.queries):
+            new.driver.metrics.inherit(old.driver.metrics)
+        job.status = "RUNNING"
+        return ctx
+
+    def _failed(self, job: Job, exc: BaseException) -> ExecutionError:
+        try:
+            job.cancel()
+        except Exception:  # noqa: BLE001 - a dead driver cannot stop its queries
+            pass
+        job.status = "FAILED"
+        job.failures.append(_failure(exc))
+        job.end_time = job.failures[-1][0] / 1000  # the failure's time is the job's end (its exception history)
+        # A checkpoint in whose offsets log an epoch was planned must be restored, not started
+        # afresh (``restorable``).
+        hint = (f"to resume, SET 'execution.state-recovery.path' = '{job.checkpoint_root}'"
+                if job.checkpoint_root and restorable(job.checkpoint_root) else
+                "no epoch had started: run the statement again to start over" if job.checkpoint_root
+                else None)
+        if job.restarts:
+            hint = "; ".join(h for h in (f"it had restarted {job.restarts} time{'s' if job.restarts > 1 else ''}",
+                                         hint) if h)
+        return ExecutionError(f"Job {job.job_id} failed: {root_cause(exc)}", hint=hint)
+
+    def _drive_queries(self, job: Job) -> None:
+        stopped = []
+        for q in job.queries:
+            while q.query.isActive:
+                q.query.awaitTermination(POLL_SECONDS)
+                if finished(q.query, q.driver):
+                    q.query.stop()
+                elif job.stopping and stop_at_epoch_boundary(q.query, q.driver):
+                    stopped.append(q)
+            error = q.query.exception()
+            if error is not None and not (job.stopping and "StopRequested" in str(error)):
+                raise error
+            if job.stopping and q not in stopped:
+                stopped.append(q)
+        if job.drain and stopped:
+            drained = [q.driver.drain() for q in stopped]
+            if any(drained) and job.checkpoint_root:
+                with open(os.path.join(job.checkpoint_root, DRAINED), "w") as f:
+                    f.write("stopped with drain: every window fired; this checkpoint is final\n")
+        job.status = "STOPPED" if stopped else "CANCELED" if job.status == "CANCELED" else "FINISHED"
+        for q in stopped:
+            last = q.driver.last_epoch
+            job.messages.append(
+                f"Job {job.job_id} stopped" + (f" after epoch {last} (committed)" if last is not None else "") +
+                f". To resume, SET 'execution.state-recovery.path' = '{job.checkpoint_root}';")
+
+
+def _failure(exc: BaseException) -> tuple[int, str, str]:
+    """(time ms, exception class, reason) of a failure, for the job's exception history."""
+    return int(time.time() * 1000), root_class(exc), root_cause(exc)
 
 
 def _consumer(root: PhysicalNode, writer, updating: bool, holder: dict):
@@ -425,11 +517,23 @@ def _reads_table(node: PhysicalNode) -> bool:
     return node.op.source or any(_reads_table(c) for c in node.children)
 
 
-def _holds_checkpoint(path: str) -> bool:
-    """A folder holding a Spark streaming checkpoint with at least one committed epoch."""
-    for dirpath, dirnames, _ in os.walk(path):
-        if os.path.basename(dirpath) == "commits" and any(
-                n.isdigit() for n in os.listdir(dirpath)):
+def restorable(path: str) -> bool:
+    """A folder holding a Spark streaming checkpoint in whose offsets log at least one epoch
+    was planned. Its sinks may have committed that epoch before Spark's commit log says so
+    (a crash between the two): only a restore, which replays the epoch with the same
+    offsets and lets each sink skip what it committed, keeps such a job exactly once; a
+    fresh start would write the committed rows again."""
+    return _logged(path, "offsets")
+
+
+def _has_commit(path: str) -> bool:
+    """A checkpoint with an epoch in Spark's commit log (completed, every sink committed)."""
+    return _logged(path, "commits")
+
+
+def _logged(path: str, log: str) -> bool:
+    for dirpath, _, names in os.walk(path):
+        if os.path.basename(dirpath) == log and any(n.isdigit() for n in names):
             return True
     return False
 

@@ -70,6 +70,17 @@ class JobMetrics:
     _completed: int = 0
     restored_from: Optional[int] = None
 
+    def inherit(self, before: "JobMetrics") -> None:
+        """A restarted job's metrics go on from its failed run's: its checkpoint history,
+        watermarks and the rows counted so far (a replayed epoch's rows count again, as a
+        restarted Flink task counts what it reads again)."""
+        with before._lock:
+            self._records.update(before._records)
+            self._watermarks.update(before._watermarks)
+            self._epochs.extend(before._epochs)
+            self._completed += before._completed
+            self.written.update(before.written)
+
     def epoch_done(self, epoch: int, started: float, watermarks: dict[str, int]) -> None:
         """Called by the epoch driver after an epoch has committed (``started``: time.time())."""
         end = time.time()

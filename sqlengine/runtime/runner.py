@@ -10,6 +10,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructType
 
+from sqlengine.config import checkpoint_interval_ms
 from sqlengine.errors import ExecutionError, UnsupportedError
 from sqlengine.hidden import EOI, EOI_ANY, TAG, Lowered, slot
 from sqlengine.plan.dag import Dag
@@ -82,15 +83,18 @@ MIN_TRIGGER_MS = 50
 
 
 def trigger_interval(job: JobContext) -> str:
-    """Spark's processing-time trigger: back to back, unless a source is throttled.
+    """Spark's processing-time trigger: how often an epoch (a checkpoint) starts.
 
-    A datagen table produces ``rows-per-second`` rows per second, as in Flink: its
-    rate source yields a fixed number of rows per micro-batch and asks for a trigger
-    interval (``trigger_interval_ms``). With several throttled sources the slowest
-    interval wins, so no source exceeds its rate.
+    ``execution.checkpointing.interval`` when set, as Flink's checkpoint interval: an epoch
+    starts at most that often, and holds what arrived since the last one (a longer
+    interval: fewer, larger epochs, more throughput and more latency; benchmarks/README.md).
+    Unset, epochs run back to back. A throttled source asks for its own interval: a
+    datagen table produces ``rows-per-second`` rows per second, as in Flink, as a fixed
+    number of rows per micro-batch (``trigger_interval_ms``, sized to the checkpoint
+    interval when there is one); the slowest interval wins, so no source exceeds its rate.
     """
     asked = [ms for ms in (getattr(s, "trigger_interval_ms", None) for s in job.scans) if ms]
-    ms = max(asked, default=0)
+    ms = max(asked + [checkpoint_interval_ms(job.conf)])
     return f"{ms} milliseconds" if ms >= MIN_TRIGGER_MS else "0 seconds"
 
 

@@ -50,7 +50,8 @@ def run(conf: dict[str, str], out: TextIO = sys.stdout, ready: Optional[threadin
     from sqlengine.api.control import warm_workers_at_start
     from sqlengine.api.jobs import stop_all
     from sqlengine.api.session import Session
-    from sqlengine.service import dashboard
+    from sqlengine.service import dashboard, ha
+    from sqlengine.service.failover import Keeper
     from sqlengine.service.gateway import Gateway
     from sqlengine.service.rest import RestServer
 
@@ -63,9 +64,19 @@ def run(conf: dict[str, str], out: TextIO = sys.stdout, ready: Optional[threadin
     if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, lambda *_: stop.set())
+    try:
+        services = ha.HaServices(conf) if ha.ha_enabled(conf) else None
+        store = ha.job_store(conf, services)
+    except Exception as exc:  # noqa: BLE001 - a bad setting or no ZooKeeper: one line
+        print(f"[ERROR] {exc}", file=out, flush=True)
+        return 1
+    if services is not None and not _lead(services, conf, out, stop):
+        services.close()
+        return 0
     session = Session(conf)
     session.spark  # noqa: B018 - Spark starts now, not with the first job
-    gateway = Gateway(session)
+    keeper = Keeper(session, store) if store is not None else None
+    gateway = Gateway(session, on_job=keeper.submitted if keeper is not None else None)
     servers = []
     try:
         servers.append(RestServer(session, bind_address(conf, "rest"), int(conf["rest.port"]),
@@ -79,7 +90,8 @@ def run(conf: dict[str, str], out: TextIO = sys.stdout, ready: Optional[threadin
         for s in servers:
             s.stop(0)
         return 1
-    if conf.get(WARM_UP, "true").strip().lower() != "false":
+    resumed = keeper.resume_all(out) if keeper is not None else []
+    if conf.get(WARM_UP, "true").strip().lower() != "false" and not resumed:
         threading.Thread(target=_warm_up, args=(session, out), name="cluster-warm-up", daemon=True).start()
     print(f"[INFO] sqlengine cluster is running: REST API and dashboard at http://{servers[0].address}"
           + (f", SQL Gateway at http://{servers[1].address}" if len(servers) > 1 else "")
@@ -88,6 +100,8 @@ def run(conf: dict[str, str], out: TextIO = sys.stdout, ready: Optional[threadin
     if ready is not None:
         ready.set()
     stop.wait()
+    if keeper is not None:
+        keeper.closing = True  # its jobs stay in the job store: the next start resumes them
     print("[INFO] Stopping the cluster: its running jobs stop at an epoch boundary...", file=out, flush=True)
     for job_id, path in stop_all(session, timeout=300):
         if path is None:
@@ -98,8 +112,62 @@ def run(conf: dict[str, str], out: TextIO = sys.stdout, ready: Optional[threadin
         log.info("job %s stopped at shutdown; checkpoint %s", job_id, path)
     for s in servers:
         s.stop(linger=5)
+    if services is not None:
+        services.close()
     print("[INFO] The cluster has stopped.", file=out, flush=True)
     return 0
+
+
+STANDBY = "[INFO] This JobManager is a standby"
+
+
+def _lead(services, conf: dict[str, str], out: TextIO, stop: threading.Event) -> bool:
+    """Take part in the leader election (ZooKeeper HA); return once this JobManager leads
+    (False if it was stopped first). A standby serves the leader's REST API and SQL Gateway
+    on its own ports, so clients and the dashboard follow the leader. A leader that loses
+    its leadership exits at once: a standby resumes its jobs, and two JobManagers must never
+    drive one job."""
+    from sqlengine.service import ha
+    from sqlengine.service.rest import RestServer
+    granted = threading.Event()
+    host = bind_address(conf, "rest")
+    advertised = f"{conf.get('rest.address') or host}:{conf['rest.port']}"
+
+    def revoked() -> None:
+        if granted.is_set() and not stop.is_set():  # (not when it steps down at shutdown)
+            log.error("this JobManager lost its leadership: it exits (a standby resumes its jobs)")
+            print("[ERROR] This JobManager lost its leadership (ZooKeeper): it exits; a standby JobManager "
+                  "resumes its jobs.", file=out, flush=True)
+            os._exit(70)
+    services.elect(f"{advertised}-{os.getpid()}", advertised, granted.set, revoked)
+    if not granted.wait(1.0):
+        proxies = []
+        ports = [(host, int(conf["rest.port"]))]
+        gw_port = conf.get(GATEWAY_PORT, "")
+        if gw_port not in ("", "-1"):
+            ports.append((bind_address(conf, "sql-gateway.endpoint.rest"), int(gw_port)))
+        try:
+            for h, p in ports:
+                proxies.append(RestServer(None, h, p, rest=False, extra=ha.follow_leader(services),
+                                          name="standby REST endpoint").start())
+        except OSError as exc:
+            print(f"[ERROR] {exc}", file=out, flush=True)
+            for proxy in proxies:
+                proxy.stop(0)
+            return False
+        print(f"{STANDBY} (high availability through ZooKeeper): it serves the leader's REST API "
+              f"(now at {services.leader_address()}) and takes over when the leader is gone; pid {os.getpid()}.",
+              file=out, flush=True)
+        while not granted.wait(0.2):
+            if stop.is_set():
+                for proxy in proxies:
+                    proxy.stop(0)
+                return False
+        for proxy in proxies:
+            proxy.stop(0)
+    print("[INFO] This JobManager is the leader (high availability through ZooKeeper).", file=out, flush=True)
+    log.info("granted leadership as %s", advertised)
+    return True
 
 
 WARM = "[INFO] The cluster is warm"

@@ -152,6 +152,7 @@ class Operation:
                 self.grouped = True
             result = self.session.session.execute_statement(statements[0], live=True)
             self._register(result)
+            self.session.record(self.statement, result)
             with self.handoff:
                 self.result = result
                 cancelled = self.cancelled
@@ -305,13 +306,30 @@ class Operation:
 
 
 class GatewaySession:
-    def __init__(self, session: Session, name: str, properties: dict[str, str]):
+    def __init__(self, session: Session, name: str, properties: dict[str, str],
+                 on_job: Optional[Callable[[dict, Any], None]] = None):
         self.handle = str(uuid.uuid4())
         self.session = session
         self.name = name
         self.properties = properties
         self.operations: dict[str, Operation] = {}
         self.last_access = time.monotonic()
+        # The statements that shaped the session (DDL, SET, USE, ...), in order: with the
+        # configuration they recreate it, and a job submitted in it (``on_job``).
+        self.history: list[str] = []
+        self.on_job = on_job
+
+    def record(self, statement: str, result: TableResult) -> None:
+        """A statement that succeeded: an INSERT's job goes to ``on_job`` with what recreates
+        it (the session's configuration, its history and the statement: a JobManager taking
+        over resumes it from that); a statement without rows joins the history."""
+        job = result.job if result.stream is None else None
+        if job is not None and self.on_job is not None and not job.done.is_set():
+            self.on_job({"job_id": job.job_id, "name": job.name, "conf": dict(self.session.conf),
+                         "history": list(self.history), "statement": statement,
+                         "checkpoint": job.checkpoint_root, "submitted_ms": int(job.start_time * 1000)}, job)
+        elif job is None and result.kind == "OK":
+            self.history.append(statement)
 
     def add(self, op: Operation) -> None:
         """A new statement's operation; the spent ones before it go (else a session keeps
@@ -332,10 +350,11 @@ class Gateway:
     """The SQL Gateway's sessions over the cluster's session ``root`` (its SparkSession and
     its jobs; every gateway session starts from its configuration)."""
 
-    def __init__(self, root: Session):
+    def __init__(self, root: Session, on_job: Optional[Callable[[dict, Any], None]] = None):
         self.root = root
         self.sessions: dict[str, GatewaySession] = {}
         self.lock = threading.Lock()
+        self.on_job = on_job  # each job submitted, with what recreates it (``GatewaySession.record``)
 
     def idle_timeout(self) -> float:
         raw = self.root.conf.get(IDLE_TIMEOUT, "10 min")
@@ -356,7 +375,7 @@ class Gateway:
         conf.pop("execution.target", None)  # the session runs here
         session = Session(conf, spark=self.root.spark)
         session.jobs = self.root.jobs  # the cluster's jobs
-        gs = GatewaySession(session, name, {k: str(v) for k, v in properties.items()})
+        gs = GatewaySession(session, name, {k: str(v) for k, v in properties.items()}, self.on_job)
         with self.lock:
             self._expire()
             self.sessions[gs.handle] = gs

@@ -174,12 +174,11 @@ class RestApi:
         job = self._job(request)
         if isinstance(job, JSONResponse):
             return job
-        entries = []
-        if job.error is not None:
-            name, reason = job.error
-            entries.append({"exceptionName": name, "stacktrace": mask_sql(reason), "timestamp": job.end_ms,
-                            "taskName": None, "endpoint": None, "taskManagerId": None, "failureLabels": {},
-                            "concurrentExceptions": []})
+        # Every failure: those it restarted from, and the one it failed with (newest first, as Flink).
+        failures = list(job.failures) or ([(job.end_ms, *job.error)] if job.error is not None else [])
+        entries = [{"exceptionName": name, "stacktrace": mask_sql(reason), "timestamp": at,
+                    "taskName": None, "endpoint": None, "taskManagerId": None, "failureLabels": {},
+                    "concurrentExceptions": []} for at, name, reason in reversed(failures)]
         return _json({"exceptionHistory": {"entries": entries, "truncated": False}})
 
     async def job_status(self, request: Request) -> Response:
@@ -402,7 +401,7 @@ class RestApi:
                 "lastCheckpointDuration": str(last.duration_ms if last else -1),
                 "lastCheckpointSize": str(last.state_size if last else -1),
                 "lastCheckpointFullSize": str(last.state_size if last else -1),
-                "numRestarts": "0",
+                "numRestarts": str(job.restarts),
                 "uptime": str(max(now - job.start_ms, 0) if not job.terminal else 0)}
 
     async def job_metric_values(self, request: Request) -> Response:

@@ -1,14 +1,21 @@
-"""Crash matrix: Kafka pipelines (into Kafka, upsert-kafka and PostgreSQL) killed with SIGKILL at named points, restarted from their
-checkpoint, must commit exactly the expected output (nothing lost, nothing duplicated).
+"""Fault matrix: Kafka pipelines (into Kafka, upsert-kafka and PostgreSQL) that fail at named
+points must commit exactly the expected output (nothing lost, nothing duplicated).
 
-Each pipeline runs as a chain of real CLI processes on one checkpoint: run k is started
-with ``SQLENGINE_FAULT=<point k>`` (sqlengine/faults.py) and dies with SIGKILL the
-first time any of its processes (driver, executor task, Python worker) reaches that point;
-run k+1 restores from the checkpoint with the next point; a last run without a fault
-finishes the bounded input. After every kill the committed output (read with
-``read_committed``) is checked for duplicates; after the last run it must equal the
-expected output exactly. The matrix (pipeline x point -> lost, duplicated) is printed;
-any non-zero cell fails the test.
+Each cell is one pipeline and one failure, on its own output topic or table and checkpoint,
+run as real CLI processes (sqlengine/faults.py names the points):
+* **kill**: a run with ``SQLENGINE_FAULT=<point>`` dies with SIGKILL the first time any of
+  its processes (driver, executor task, Python worker) reaches the point (after
+  ``SQLENGINE_FAULT_SKIP`` arrivals: a later epoch); the next run restores from the
+  checkpoint (once Spark's offsets log holds an epoch, as the engine requires) and runs to
+  the end. A cell may kill more than once: killed again while it recovers from the first
+  kill (``recovering``: part of what the crash left prepared resolved, or ``restore``).
+* **restart**: one run in which the point raises once (``SQLENGINE_FAULT_ACTION=raise:``);
+  the job's restart strategy restarts it from its checkpoint inside the same process.
+After every kill the committed output (read with ``read_committed``) must hold no
+duplicates; after the last run each cell counts its own lost and duplicated records
+against the expected output, computed here from the input. The matrix is printed; any
+non-zero cell fails the test. (More in-process cells, into the filesystem sink:
+tests/runtime/test_restart.py.)
 """
 from __future__ import annotations
 
@@ -21,24 +28,36 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
+
 from tests.connectors.kafka.kafka_util import new_topic, produce, read_all
 from tests.e2e.conftest import ROOT
 
-# Kill points (sqlengine/faults.py) per pipeline, 20 distinct ones across the three:
-# reading (planning offsets, reading records), updating state (reading, writing), writing
-# (a Kafka transaction begun, produced, committed; PostgreSQL rows written, prepared, one
-# task committed, all committed), the runtime's epoch boundaries (start, before and after
-# the sinks, epoch recorded, source committed, consumer-group offsets, the end of input),
-# and recovery itself (a sink resolving open transactions, a job restoring its checkpoint).
-# A point only reachable after an epoch was committed comes after one that commits. Each
-# CLI run costs ~11 s of start-up, so a point is exercised in one pipeline only, except
-# recovery (each sink resolves what its own crash left).
-WINDOW_POINTS = ["kafka-plan", "kafka-read", "state-write", "kafka-txn-begun", "kafka-produced",
-                 "kafka-committed", "state-read", "end-of-input"]
-UPSERT_POINTS = ["recovery", "epoch-start", "before-sink", "after-sink", "after-meta", "group-offsets",
-                 "source-commit", "restore"]
-JDBC_POINTS = ["recovery", "jdbc-written", "jdbc-prepared", "jdbc-committing", "jdbc-committed"]
 N = 360  # input records; 120 per epoch (3 epochs)
+# (pipeline, failure, [(point, arrivals to let pass first), ...]): process kills where only
+# a dead process shows the hazard (a Kafka transaction left open, some writer tasks
+# committed and others not, the first epoch committed by its sinks but not by Spark, a
+# PostgreSQL transaction prepared, killed again while recovering from that), and restarts
+# inside the process at points in executor tasks. Each CLI run costs ~10 s, so the points
+# of the driver (the epoch's boundaries, a sink's commit and recovery) are failed in this
+# process instead (``IN_PROCESS``), and the filesystem sink's in tests/runtime/test_restart.py.
+WINDOW, UPSERT, JDBC = "window->kafka", "group-by->upsert-kafka", "join->postgresql"
+CELLS = [
+    (WINDOW, "kill", [("kafka-produced", 0)]), (WINDOW, "kill", [("kafka-committed", 0)]),
+    (WINDOW, "kill", [("kafka-produced", 0), ("recovering", 0)]),
+    (WINDOW, "restart", [("kafka-read", 0)]), (WINDOW, "restart", [("kafka-plan", 1)]),
+    (UPSERT, "kill", [("after-sink", 0)]), (UPSERT, "kill", [("after-meta", 0)]),
+    (UPSERT, "kill", [("after-meta", 1)]), (UPSERT, "kill", [("source-commit", 0)]),
+    (UPSERT, "kill", [("after-sink", 1), ("restore", 0)]),
+    (UPSERT, "restart", [("kafka-txn-begun", 1)]), (UPSERT, "restart", [("group-offsets", 0)]),
+    (JDBC, "kill", [("jdbc-committing", 0)]), (JDBC, "kill", [("jdbc-prepared", 0), ("recovering", 0)]),
+    (JDBC, "restart", [("jdbc-written", 0)]),
+]
+IN_PROCESS = [
+    (WINDOW, "state-read", 1), (WINDOW, "state-write", 1), (WINDOW, "end-of-input", 0),
+    (UPSERT, "recovery", 0), (UPSERT, "epoch-start", 1), (UPSERT, "before-sink", 0), (UPSERT, "after-meta", 1),
+    (UPSERT, "recovering", 0), (JDBC, "jdbc-committing", 0), (JDBC, "jdbc-committed", 1),
+]
 
 
 def _bids():
@@ -62,7 +81,7 @@ FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY ite
 UPSERT_SQL = """
 CREATE TABLE bids (id BIGINT, item STRING, price INT, ts TIMESTAMP(3))
   WITH ('connector' = 'kafka', 'topic' = '{src}', 'properties.bootstrap.servers' = '{bs}',
-        'properties.group.id' = 'fm-{src}',
+        'properties.group.id' = 'fm-{dst}',
         'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', 'format' = 'json');
 CREATE TABLE totals (item STRING, n BIGINT, total BIGINT, PRIMARY KEY (item) NOT ENFORCED)
   WITH ('connector' = 'upsert-kafka', 'topic' = '{dst}', 'properties.bootstrap.servers' = '{bs}',
@@ -130,76 +149,137 @@ def _table_output(pg, table: str) -> Counter:
     return Counter(pg.run(f"SELECT id, label, price FROM {table}"))
 
 
-def _run(script: Path, ckpt: Path, restore: bool, fault: str | None) -> subprocess.CompletedProcess:
+def _run(script: Path, ckpt: Path, restore: bool, fault: str | None = None, skip: int = 0,
+         action: str | None = None) -> subprocess.CompletedProcess:
     args = [sys.executable, "-m", "shell.cli", "-D", "spark.master=local[2]", "-f", str(script),
             "-D", f"execution.checkpointing.dir={ckpt}", "-D", "pipeline.job-id=matrix",
             "-D", "sqlengine.kafka.max-rows-per-epoch=120", "-D", "parallelism.default=2"]
     if restore:
         args += ["-D", f"execution.state-recovery.path={ckpt / 'matrix'}"]
-    env = {k: v for k, v in os.environ.items() if k not in ("SQLENGINE_FAULT", "SQLENGINE_FAULT_PGID")}
+    if action is not None:
+        args += ["-D", "restart-strategy.type=fixed-delay", "-D", "restart-strategy.fixed-delay.delay=0 s"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SQLENGINE_FAULT")}
     if fault is not None:
-        env["SQLENGINE_FAULT"] = fault
+        env.update(SQLENGINE_FAULT=fault, SQLENGINE_FAULT_SKIP=str(skip))
+        if action is not None:
+            env["SQLENGINE_FAULT_ACTION"] = action
     # its own session: the fault kills the CLI's process group, not pytest's
     return subprocess.run(args, cwd=ROOT, capture_output=True, text=True, start_new_session=True, env=env,
                           timeout=600)
 
 
-def _chain(name: str, sql: str, expected: Counter, output, bs: str, tmp: Path, matrix: dict,
-           points: list[str], pg=None) -> None:
-    src = new_topic(bs, 2)
-    bids = _bids()
-    produce(bs, src, [{"value": b, "partition": i % 2} for i, b in enumerate(bids)])
-    if pg is not None:  # Kafka -> join -> PostgreSQL
-        dim = new_topic(bs, 1)
-        produce(bs, dim, [{"value": d} for d in ITEMS])
+def _planned(ckpt: Path) -> bool:
+    """Spark's offsets log holds an epoch: the checkpoint must be restored (its sinks may
+    have committed that epoch), not started afresh."""
+    return any(f.name.isdigit() for f in (ckpt / "matrix").glob("*/offsets/*"))
+
+
+def _target(number: int, pipeline: str, inputs: dict, bs: str, tmp: Path, pg):
+    """The cell's script (its own output topic or table) and a reader of its committed output."""
+    sql, _, output = PIPELINES[pipeline]
+    if pipeline == JDBC:  # Kafka -> join -> PostgreSQL
         dst = pg.new_table("id bigint, label text, price int")
-        script_sql = sql.format(src=src, dim=dim, dst=dst, bs=bs, jdbc_url=pg.jdbc_url)
-        read = lambda: output(pg, dst)  # noqa: E731
-    else:
-        dst = new_topic(bs, 2)
-        script_sql = sql.format(src=src, dst=dst, bs=bs)
-        read = lambda: output(bs, dst)  # noqa: E731
-    script = tmp / f"{name}.sql"
+        script_sql = sql.format(src=inputs["bids"], dim=inputs["items"], dst=dst, bs=bs, jdbc_url=pg.jdbc_url)
+        return script_sql, lambda: output(pg, dst)
+    dst = new_topic(bs, 2)
+    return sql.format(src=inputs["bids"], dst=dst, bs=bs), lambda: output(bs, dst)
+
+
+def _cell(number: int, pipeline: str, failure: str, points: list, inputs: dict, bs: str, tmp: Path, pg) -> tuple:
+    """Run one cell as CLI processes; returns (lost, duplicated) against the expected output."""
+    _, expected, output = PIPELINES[pipeline]
+    script_sql, read = _target(number, pipeline, inputs, bs, tmp, pg)
+    script = tmp / f"cell-{number}.sql"
     script.write_text(script_sql)
-    ckpt = tmp / f"ckpt-{name}"
-    started = False
-    final_only = output is _upsert_output
-    for point in points:
-        res = _run(script, ckpt, started, point)
-        assert res.returncode == -signal.SIGKILL, \
-            f"{name}: the run with fault {point} was not killed (rc {res.returncode}): {res.stderr[-1500:]}"
-        started = started or (ckpt / "matrix").exists() and any((ckpt / "matrix").glob("*/commits/*"))
-        # committed results are final: none may be repeated or unexpected (an upsert topic's
-        # history may repeat a key; its final table is checked at the end)
-        got = read()
-        matrix[(name, point)] = [0, 0 if final_only else sum((got - expected).values())]
-    res = _run(script, ckpt, started, None)
-    assert res.returncode == 0, res.stderr[-2000:]
+    ckpt = tmp / f"ckpt-{number}"
+    if failure == "restart":
+        (point, skip), = points
+        folder = tmp / f"faults-{number}"
+        folder.mkdir()
+        res = _run(script, ckpt, False, point, skip, f"raise:{folder}")
+        assert res.returncode == 0, f"{pipeline} {point}: {res.stderr[-2000:]}"
+        assert (folder / f"raised-{point}").exists(), f"{pipeline}: the failure at {point} was not injected"
+    else:
+        for point, skip in points:
+            res = _run(script, ckpt, _planned(ckpt), point, skip)
+            assert res.returncode == -signal.SIGKILL, \
+                f"{pipeline}: the run with fault {point} was not killed (rc {res.returncode}): {res.stderr[-1500:]}"
+            if output is not _upsert_output:  # an upsert topic's history may repeat a key
+                assert not (read() - expected), f"{pipeline} {point}: committed records repeated or unexpected"
+        res = _run(script, ckpt, _planned(ckpt))
+        assert res.returncode == 0, f"{pipeline} {points}: {res.stderr[-2000:]}"
     got = read()
-    lost = sum((expected - got).values())
-    duplicated = sum((got - expected).values())
-    for point in points:
-        matrix[(name, point)][0] += lost
-        matrix[(name, point)][1] += duplicated
-    if pg is not None:
-        assert pg.run("SELECT count(*) FROM pg_prepared_xacts") == [(0,)]
+    return sum((expected - got).values()), sum((got - expected).values())
 
 
-def test_kafka_pipelines_survive_sigkill_at_every_point(kafka_bootstrap, postgres, tmp_path):
-    matrix: dict = {}
-    bids = _bids()
-    chains = [("window->kafka", WINDOW_SQL, _window_expected(bids), _window_output, WINDOW_POINTS, None),
-              ("group-by->upsert-kafka", UPSERT_SQL, _upsert_expected(bids), _upsert_output, UPSERT_POINTS, None),
-              ("join->postgresql", JOIN_SQL, _join_expected(bids), _table_output, JDBC_POINTS, postgres)]
-    # The chains run side by side (separate topics, tables, checkpoints and transactional
-    # ids): much of a run is JVM start-up and waiting on the broker.
-    with ThreadPoolExecutor(max_workers=len(chains)) as pool:
-        for done in [pool.submit(_chain, name, sql, exp, out, kafka_bootstrap, tmp_path, matrix, points, pg)
-                     for name, sql, exp, out, points, pg in chains]:
-            done.result()
-    matrix = {k: matrix[k] for c in chains for k in [(c[0], p) for p in c[4]]}
-    lines = [f"{'pipeline':24s} {'kill point':16s} {'lost':>5s} {'duplicated':>10s}"]
-    lines += [f"{p:24s} {k:16s} {lost:5d} {dup:10d}" for (p, k), (lost, dup) in matrix.items()]
-    print("\n" + "\n".join(lines))
-    assert len({k for _, k in matrix}) >= 20
-    assert all(v == [0, 0] for v in matrix.values()), "\n".join(lines)
+def _in_process_cell(number: int, pipeline: str, point: str, skip: int, inputs: dict, bs: str, tmp: Path, pg,
+                     spark, monkeypatch) -> tuple:
+    """One cell run in this process: the point raises once, the restart strategy restarts the
+    job from its checkpoint; (lost, duplicated)."""
+    from sqlengine.api.session import Session
+    _, expected, _ = PIPELINES[pipeline]
+    script_sql, read = _target(number, pipeline, inputs, bs, tmp, pg)
+    folder = tmp / f"faults-{number}"
+    folder.mkdir()
+    monkeypatch.setenv("SQLENGINE_FAULT", point)
+    monkeypatch.setenv("SQLENGINE_FAULT_SKIP", str(skip))
+    monkeypatch.setenv("SQLENGINE_FAULT_ACTION", f"raise:{folder}")
+    session = Session({"execution.checkpointing.dir": str(tmp / f"ckpt-{number}"), "pipeline.job-id": "matrix",
+                       "execution.runtime-mode": "streaming", "sqlengine.kafka.max-rows-per-epoch": "120",
+                       "parallelism.default": "2", "restart-strategy.type": "fixed-delay",
+                       "restart-strategy.fixed-delay.delay": "0 s"}, spark=spark)
+    statements = [st for st in script_sql.split(";") if st.strip()]
+    for st in statements[:-1]:
+        session.execute_sql(st)
+    job = session.execute_sql(statements[-1]).job.wait(300)
+    assert (folder / f"raised-{point}").exists(), f"{pipeline}: the failure at {point} was not injected"
+    assert job.restarts == 1
+    got = read()
+    return sum((expected - got).values()), sum((got - expected).values())
+
+
+PIPELINES = {WINDOW: (WINDOW_SQL, _window_expected(_bids()), _window_output),
+             UPSERT: (UPSERT_SQL, _upsert_expected(_bids()), _upsert_output),
+             JDBC: (JOIN_SQL, _join_expected(_bids()), _table_output)}
+
+
+@pytest.fixture(scope="module")
+def inputs(kafka_bootstrap) -> dict:
+    bs = kafka_bootstrap
+    src, dim = new_topic(bs, 2), new_topic(bs, 1)
+    produce(bs, src, [{"value": b, "partition": i % 2} for i, b in enumerate(_bids())])
+    produce(bs, dim, [{"value": d} for d in ITEMS])
+    return {"bids": src, "items": dim}
+
+
+def _table(cells: list, results: list) -> str:
+    lines = [f"{'pipeline':24s} {'failure':8s} {'points (arrivals passed)':38s} {'lost':>5s} {'duplicated':>10s}"]
+    for (pipeline, failure, points), (lost, dup) in zip(cells, results):
+        where = " then ".join(f"{p}" + (f" ({s})" if s else "") for p, s in points)
+        lines.append(f"{pipeline:24s} {failure:8s} {where:38s} {lost:5d} {dup:10d}")
+    return "\n".join(lines)
+
+
+def test_kafka_pipelines_killed_or_failed_in_their_tasks_stay_exact(kafka_bootstrap, postgres, inputs, tmp_path):
+    # The cells run side by side (separate outputs, checkpoints and transactional ids): much
+    # of a run is JVM start-up and waiting on the broker.
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        futures = [pool.submit(_cell, i, pipeline, failure, points, inputs, kafka_bootstrap, tmp_path, postgres)
+                   for i, (pipeline, failure, points) in enumerate(CELLS)]
+        results = [f.result() for f in futures]
+    table = _table(CELLS, results)
+    print("\n" + table)
+    assert postgres.run("SELECT count(*) FROM pg_prepared_xacts") == [(0,)]
+    assert all(r == (0, 0) for r in results), table
+
+
+def test_kafka_pipelines_failed_on_their_driver_restart_and_stay_exact(spark, kafka_bootstrap, postgres, inputs,
+                                                                       tmp_path, monkeypatch):
+    results = [_in_process_cell(i, pipeline, point, skip, inputs, kafka_bootstrap, tmp_path, postgres, spark,
+                                monkeypatch) for i, (pipeline, point, skip) in enumerate(IN_PROCESS)]
+    cells = [(pipeline, "restart", [(point, skip)]) for pipeline, point, skip in IN_PROCESS]
+    table = _table(cells, results)
+    print("\n" + table)
+    points = {p for _, _, ps in CELLS for p, _ in ps} | {p for _, p, _ in IN_PROCESS}
+    assert len(points) >= 21, sorted(points)
+    assert all(r == (0, 0) for r in results), table
