@@ -61,7 +61,7 @@ CONFIG_KEYS: dict[str, tuple[str, tuple[str, ...]]] = {
         "CDC source may repeat changes: normalize by primary key", ("true", "false")),
     "execution.checkpointing.dir": ("base directory of job checkpoints", ()),
     "execution.state-recovery.path": ("checkpoint the next job resumes from", ()),
-    "state.backend.type": ("state store of stateful operators", ("hashmap", "rocksdb")),
+    "state.backend.type": ("state store of stateful operators", ("hashmap", "rocksdb", "forst")),
     "sql-client.execution.result-mode": ("how the shell shows SELECT results",
                                          ("table", "changelog", "tableau")),
     "sql-client.verbose": ("print the stack trace of errors", ("true", "false")),

@@ -168,8 +168,15 @@ class JdbcSink(TransactionalSink):
         o = self.o
         return {"connect_json": _connect_json(o), "url": o.url, "table": o.table,
                 "cols": json.dumps([n for n, _ in self.ctx.columns]), "pk": json.dumps(self.keys),
-                "guarantee": o.guarantee, "sink_id": self.ctx.sink_id, "query_id": query_id,
+                "guarantee": o.guarantee, "sink_id": self._sink_key(), "query_id": query_id,
                 "epoch": str(epoch if epoch is not None else 0)}
+
+    def _sink_key(self) -> str:
+        """The sink's identity in PostgreSQL (its prepared transactions' ids, its marker rows):
+        the job's sink and the table it writes, so two jobs with one statement text writing
+        to different tables never resolve each other's transactions."""
+        import hashlib
+        return hashlib.sha1(f"{self.ctx.sink_id}/{self.o.url}/{self.o.table}".encode()).hexdigest()[:16]
 
     def recover(self, query_id: str) -> None:
         from connectors.jdbc.writer import recover

@@ -40,11 +40,10 @@ def gid(sink_id: str, query_id: str, epoch: int, task: int) -> str:
     return f"{GID_PREFIX}:{sink_id[:16]}:{query_id}:{epoch}:{task}"
 
 
-def sink_gid_prefix(sink_id: str, query_id: str) -> str:
-    """The transactions of one sink of one job's checkpoint (its Spark query id): another
-    job with the same statement (writing elsewhere, or restored from a copy of the
-    checkpoint in another folder) has another query id, or its own transactions."""
-    return f"{GID_PREFIX}:{sink_id[:16]}:{query_id}:"
+def sink_gid_prefix(sink_id: str) -> str:
+    """The transactions of one sink (its statement and table, ``JdbcSink._sink_key``) of any
+    run: what a killed run left prepared is rolled back by the next run of the sink."""
+    return f"{GID_PREFIX}:{sink_id[:16]}:"
 
 
 def error_text(e: BaseException) -> str:

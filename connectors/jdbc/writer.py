@@ -240,7 +240,7 @@ def recover(options: dict) -> None:
         except psycopg.errors.UniqueViolation:
             pass  # created concurrently by another sink
         left = conn.execute("SELECT gid FROM pg_prepared_xacts WHERE database = current_database() AND "
-                            "starts_with(gid, %s)", (sink_gid_prefix(options["sink_id"], options["query_id"]),)).fetchall()
+                            "starts_with(gid, %s)", (sink_gid_prefix(options["sink_id"]),)).fetchall()
         from sqlengine.faults import reached
         for (xid,) in left:
             try:

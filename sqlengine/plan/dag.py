@@ -181,6 +181,22 @@ class Dag:
                          for n in self.nodes)
         return hashlib.sha1(text.encode()).hexdigest()[:16]
 
+    def operator_signatures(self) -> dict[str, str]:
+        """Per node: what its state is tied to when a checkpoint is restored into a changed
+        query, as Flink matches a savepoint's operator state: the operator itself (what
+        EXPLAIN prints of it, its changelog), the shape of the plan feeding it (the kinds of
+        the nodes upstream, not their expressions) and the schemas and edges of its
+        inputs. A filter or projection added after it, or a sink's options, leave it as it
+        was; an operator whose signature differs cannot take its old state."""
+        shape: dict[str, str] = {}
+        out: dict[str, str] = {}
+        for n in self.nodes:
+            shape[n.id] = f"{type(n.logical).__name__}(" + ",".join(shape[i.id] for i, _ in n.inputs) + ")"
+            inputs = [f"{shape[i.id]}:{[str(f) for f in i.logical.schema]}:{e.render()}" for i, e in n.inputs]
+            text = f"{n.explain()}|{sorted(n.changelog)}|{inputs}"
+            out[n.id] = hashlib.sha1(text.encode()).hexdigest()[:16]
+        return out
+
     def run(self, lower_node: Callable[[PhysicalNode, list[Any]], Any],
             memo: Optional[dict] = None) -> list[Any]:
         """Lower every node once, in dependency order; returns the roots' results."""

@@ -108,6 +108,10 @@ class EpochDriver:
         self.metrics = JobMetrics(state_dir=os.path.join(checkpoint, "state") if checkpoint else "")
         self._schema = None  # the epochs' input schema (a drain's empty epoch has it)
         self._draining = False
+        self.operators = dag.operator_signatures()
+        # Restored into a changed query: the nodes whose kept facts (watermark, small facts)
+        # and state carry over (runner.check_restore); the others start afresh.
+        self.claimed: Optional[frozenset] = None
 
     def started(self, query_id: str) -> None:
         self.query_id = query_id
@@ -157,6 +161,9 @@ class EpochDriver:
         if persisted:
             batch = batch.persist(StorageLevel.MEMORY_AND_DISK)
         meta_in = self.store.read_meta(epoch_id)
+        if self.claimed is not None and self.last_epoch is None:  # this run's first epoch
+            for per_node in ("wm", "op"):
+                meta_in[per_node] = {k: v for k, v in (meta_in.get(per_node) or {}).items() if k in self.claimed}
         ended: list[bool] = []
         run = EpochRun(epoch_id, self.store, meta_in, {}, self.ids, self.watermarked, self.lookups,
                        lambda n: self._delta(batch, n, rows), lambda n: ended[self.scans.index(n)])
@@ -180,6 +187,7 @@ class EpochDriver:
             run.resolve()
             run.meta_out["started"] = True
             run.meta_out["dag"] = self.dag.signature()
+            run.meta_out["operators"] = self.operators
             run.meta_out["key_groups"] = self.store.groups
             run.meta_out["parallelism"] = self.job.parallelism
             run.meta_out["writer_tasks"] = self.job.writer_tasks

@@ -31,7 +31,7 @@ from sqlengine.runtime.execute import lower_batch
 from sqlengine.runtime.failure import root_cause, root_class
 from sqlengine.runtime.multisink import tagged_union, write_all
 from sqlengine.runtime.restart import restart_strategy
-from sqlengine.runtime.runner import finished, start_epoch_query, stop_at_epoch_boundary
+from sqlengine.runtime.runner import committed, finished, start_epoch_query, stop_at_epoch_boundary
 from sqlengine.runtime import savepoint as savepoints
 from sqlengine.runtime.state import StateStore
 
@@ -79,13 +79,6 @@ def local_path(path: str) -> str:
     if path.startswith("file://"):
         return path[len("file://"):]
     return path[len("file:"):] if path.startswith("file:") else path
-
-
-def _committed(driver) -> bool:
-    """The driver's last epoch is in Spark's commit log (or it has run none yet)."""
-    if driver.last_epoch is None:
-        return True
-    return os.path.exists(os.path.join(driver.checkpoint, "commits", str(driver.last_epoch)))
 
 
 def default_checkpoint_root(job_id: str) -> str:
@@ -188,7 +181,7 @@ class Job:
                 for d in drivers:  # every query between two epochs, each committed
                     d.lock.acquire()
                     held.append(d)
-                    if d.busy or not _committed(d):
+                    if d.busy or not committed(d):
                         break
                 else:
                     if not _has_commit(root):
@@ -286,20 +279,32 @@ class JobRunner:
         job.checkpoint_root = root
         location = os.path.join(root, sids[live[0]] if len(live) == 1 else operator_id(statement, "set"))
         if self.conf.get("execution.state-recovery.path") and not restorable(location):
-            if not os.path.samefile(root, local_path(self.conf["execution.state-recovery.path"])):
-                import shutil
-                shutil.rmtree(root, ignore_errors=True)  # the copy made for the restore (NO_CLAIM)
-            raise ExecutionError(
-                f"Cannot restore from '{root}': it holds no checkpoint of this statement (the "
-                f"checkpoint there was written by another statement; a checkpoint restores only "
-                f"the job that wrote it).")
+            # A changed statement: the checkpoint's one query, whose operators' state the
+            # changed query may take over (runner._check_same_plan decides, operator by operator).
+            queries = [q for q in sorted(os.listdir(root)) if restorable(os.path.join(root, q))]
+            if len(queries) != 1:
+                restore = local_path(self.conf["execution.state-recovery.path"])
+                if os.path.isdir(restore) and not os.path.samefile(root, restore):
+                    import shutil
+                    shutil.rmtree(root, ignore_errors=True)  # the copy made for the restore (NO_CLAIM)
+                raise ExecutionError(
+                    f"Cannot restore from '{root}': it holds no checkpoint of this statement (the "
+                    f"checkpoint there was written by another statement, with {len(queries)} queries).")
+            location = os.path.join(root, queries[0])
         if self.conf.get("execution.state-recovery.path"):
             reached("restore")
         part = dag.restricted(live)
 
         def start(c: JobContext) -> EpochQuery:  # (again, from the checkpoint, on a restart)
             return self._start_epochs(part, c, location, sids)
-        job.queries.append(start(ctx))
+        try:
+            job.queries.append(start(ctx))
+        except ExecutionError:
+            restore = local_path(self.conf.get("execution.state-recovery.path") or "")
+            if restore and os.path.isdir(restore) and not os.path.samefile(root, restore):
+                import shutil
+                shutil.rmtree(root, ignore_errors=True)  # the copy made for the refused restore (NO_CLAIM)
+            raise
         if job.status == "CANCELED":  # cancelled while it started
             job.queries[-1].stop()
         if wait:

@@ -4,7 +4,7 @@ which every bounded input ended (commit log written)."""
 from __future__ import annotations
 
 import os
-from typing import Callable, Sequence
+from typing import Callable, Optional, Sequence
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
@@ -62,9 +62,10 @@ def start_epoch_query(job: JobContext, dag: Dag,
                                    f"every source of a job must be (use batch mode)")
         frames.append(low.df)
     store = StateStore(job.spark, os.path.join(checkpoint, "state"), job.max_parallelism)
-    _check_same_plan(store, dag, checkpoint)
+    claimed = _check_same_plan(store, dag, checkpoint, job.conf)
     driver = EpochDriver(job, dag, Scans([pn.logical for pn in sources]), store, consumers, checkpoint,
                          infos, done, splits)
+    driver.claimed = claimed
     driver.on_open = list(on_open)
     driver.bounded = all(s.end_check is not None for s in job.scans)
     trigger = trigger_interval(job)  # after the scans: a throttled source asks for one
@@ -107,26 +108,38 @@ def finished(query, driver: EpochDriver) -> bool:
 
 
 def stop_at_epoch_boundary(query, driver: EpochDriver) -> bool:
-    """Stop ``query`` unless an epoch is running (then its driver refuses the next epoch,
-    which ends the query once the running one has committed); True once stopped."""
+    """Stop ``query`` once no epoch runs and the last one is in Spark's commit log (else its
+    driver refuses the next epoch, which ends the query once the running one has
+    committed); True once stopped. Stopping between an epoch's end and Spark's commit of it
+    would leave that epoch to be replayed on restore: harmless into the same sinks, but a
+    savepoint restored into other sinks would write it twice."""
     with driver.lock:
         driver.stopping = True
         busy = driver.busy
-    if busy:
+    if busy or not committed(driver):
         return False
     query.stop()
     return True
 
 
-def _check_same_plan(store: StateStore, dag: Dag, checkpoint: str) -> None:
-    """A checkpoint restores only the job that wrote it: its state is laid out per operator
-    (Flink has the same limit for a changed plan without operator uids)."""
+def committed(driver: EpochDriver) -> bool:
+    """The driver's last epoch is in Spark's commit log (or it has run none yet)."""
+    if driver.last_epoch is None:
+        return True
+    return os.path.exists(os.path.join(driver.checkpoint, "commits", str(driver.last_epoch)))
+
+
+IGNORE_UNCLAIMED = "execution.state-recovery.ignore-unclaimed-state"
+
+
+def _check_same_plan(store: StateStore, dag: Dag, checkpoint: str, conf: dict) -> Optional[frozenset]:
+    """A checkpoint restores the job that wrote it, or a changed query whose stateful
+    operators are those Flink would match (``Dag.operator_signatures``): each operator with
+    state in the checkpoint must be in the query unchanged, or the restore is refused naming
+    it; one the query no longer has is refused unless
+    ``execution.state-recovery.ignore-unclaimed-state``. Returns the nodes whose kept facts
+    carry over (None: the same plan, all of them)."""
     last = store.read_meta(1 << 62)
-    if last.get("dag") not in (None, dag.signature()):
-        raise ExecutionError(
-            f"Cannot restore from '{checkpoint}': the checkpoint was written by a job with other "
-            f"operators (the query or its settings changed since). Restore it with the statement "
-            f"that wrote it, or start without 'execution.state-recovery.path'.")
     groups = last.get("key_groups")
     if groups not in (None, store.groups):
         raise ExecutionError(
@@ -134,3 +147,28 @@ def _check_same_plan(store: StateStore, dag: Dag, checkpoint: str) -> None:
             f"('pipeline.max-parallelism' = {groups} when it was written), and this job has {store.groups}. "
             f"The max-parallelism of a job cannot change across a restore (its parallelism can): set "
             f"'pipeline.max-parallelism' = '{groups}'.")
+    if last.get("dag") in (None, dag.signature()):
+        return None
+    old = last.get("operators")
+    if old is None:
+        raise ExecutionError(
+            f"Cannot restore from '{checkpoint}': the checkpoint was written by a job with other "
+            f"operators (the query or its settings changed since). Restore it with the statement "
+            f"that wrote it, or start without 'execution.state-recovery.path'.")
+    new = dag.operator_signatures()
+    labels = {n.id: n.label for n in dag.nodes}
+    claimed = frozenset(i for i, sig in new.items() if old.get(i) == sig)
+    ignore = (conf.get(IGNORE_UNCLAIMED) or "false").strip().lower() == "true"
+    for op in store.operators():
+        if op in claimed:
+            continue
+        if op in new:
+            raise ExecutionError(
+                f"Cannot restore from '{checkpoint}': the state of operator {labels[op]} ({op}) cannot be "
+                f"mapped to the changed query: that operator, its input's schema or the plan feeding it "
+                f"changed. Keep it as it was, or start without 'execution.state-recovery.path'.")
+        if not ignore:
+            raise ExecutionError(
+                f"Cannot restore from '{checkpoint}': it holds the state of operator {op}, which the changed "
+                f"query does not have. Set '{IGNORE_UNCLAIMED}' = 'true' to restore without it.")
+    return claimed

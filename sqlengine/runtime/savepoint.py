@@ -78,6 +78,8 @@ def take(root: str, target: str, job_id: str, job_name: str, dags: dict[str, str
     queries = {}
     for name in sorted(os.listdir(partial)):
         folder = os.path.join(partial, name)
+        if not os.path.isdir(folder):  # (a drained checkpoint's marker)
+            continue
         epoch = _last(os.path.join(folder, "commits"))
         if epoch is None:
             continue

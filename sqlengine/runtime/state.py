@@ -146,6 +146,13 @@ class StateStore:
         ``tasks``: the operator's tasks (1 behind a ``single`` edge)."""
         return Table(self.spark, os.path.join(self.root, op_id, name), schema, keys, self.groups, tasks)
 
+    def operators(self) -> list[str]:
+        """The ids of the operators with state tables here."""
+        if not os.path.isdir(self.root):
+            return []
+        return sorted(n for n in os.listdir(self.root) if not n.startswith(("_", ".")) and
+                      os.path.isdir(os.path.join(self.root, n)))
+
     def has_state(self) -> bool:
         return bool(self._meta_epochs())
 

@@ -102,7 +102,8 @@ def test_variables_in_a_cell_and_html_escaping(ipython):
 
 def test_line_magic_and_defines(ipython):
     result, out = run(ipython, "%sql -D table.local-time-zone=Europe/Paris SET 'x.y' = 'z'")
-    assert result.success and out.stdout == "[INFO] Execute statement succeeded.\n"
+    assert result.success and out.stdout == ("[WARNING] Unknown configuration key 'x.y': it has no effect.\n"
+                                             "[INFO] Execute statement succeeded.\n")
     conf = ipython.magics_manager.registry["SqlMagic"].session.conf
     assert conf["table.local-time-zone"] == "Europe/Paris" and conf["x.y"] == "z"
 

@@ -19,7 +19,7 @@ from sqlengine.runtime.restart import RestartStrategy, restart_strategy
 from tests.runtime.window_job import output, submit, window_input, window_script
 from tests.runtime.window_job import session as new_session
 
-N, PER_EPOCH = 160, 40  # 4 epochs of input
+N, PER_EPOCH = 120, 40  # 3 epochs of input
 
 
 # --- the strategies' arithmetic (Flink's RestartBackoffTimeStrategy implementations) ---------
@@ -113,8 +113,10 @@ def _inject(monkeypatch, tmp_path, point: str) -> None:
 FIXED = {"restart-strategy.type": "fixed-delay", "restart-strategy.fixed-delay.delay": "0 s"}
 
 
-@pytest.mark.parametrize("point", ["recovery", "recovering", "epoch-start", "state-read", "state-write",
-                                   "before-sink", "file-marked", "after-sink", "after-meta", "end-of-input"])
+# (The Kafka and PostgreSQL sinks' driver points, recovery, state-read and after-meta fail in
+# tests/connectors/kafka/test_fault_matrix.py.)
+@pytest.mark.parametrize("point", ["recovering", "epoch-start", "state-write", "before-sink", "file-marked",
+                                   "end-of-input"])
 def test_a_failed_job_restarts_from_its_checkpoint_and_stays_exact(spark, tmp_path, monkeypatch, windows, point):
     script, expected = windows
     _inject(monkeypatch, tmp_path, point)

@@ -98,16 +98,53 @@ def test_a_savepoint_restores_twice_to_the_same_result_and_stays_as_it_was(spark
     assert not (tmp_path / "ckpt" / "claimed").exists()
 
 
-def test_restoring_into_a_folder_in_use_or_with_an_unknown_claim_mode_is_an_error(spark, tmp_path, monkeypatch,
-                                                                                  expected):
+AGGREGATE = """SELECT item, window_start, COUNT(*) AS n, SUM(price) AS total
+               FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE))
+               GROUP BY item, window_start, window_end"""
+
+
+def _changed(tmp_path, out: str, insert: str) -> list[str]:
+    return window_script(tmp_path, out)[:-1] + [insert]
+
+
+def test_a_changed_query_keeps_the_state_flink_would_match_and_names_what_it_cannot(spark, tmp_path, monkeypatch,
+                                                                                     expected):
     path = _stop_midway(spark, tmp_path, monkeypatch)
-    session = _session(spark, tmp_path, "first", **{"execution.state-recovery.path": path})
+    first = output(tmp_path / "out-first")
+    # Into the folder of a job that ran (the same job id), or with an unknown claim mode: refused.
     with pytest.raises(ExecutionError) as err:
-        submit(session, window_script(tmp_path, "out-again"))
+        submit(_session(spark, tmp_path, "first", **{"execution.state-recovery.path": path}),
+               window_script(tmp_path, "out-again"))
     assert "the job's checkpoint folder is in use" in str(err.value)
     assert os.listdir(tmp_path / "ckpt" / "first"), "the folder in use is left alone"
-    session = _session(spark, tmp_path, "other", **{"execution.state-recovery.path": path,
-                                                    "execution.state-recovery.claim-mode": "MINE"})
     with pytest.raises(Exception) as err:
-        submit(session, window_script(tmp_path, "out-other"))
+        submit(_session(spark, tmp_path, "other", **{"execution.state-recovery.path": path,
+                                                     "execution.state-recovery.claim-mode": "MINE"}),
+               window_script(tmp_path, "out-other"))
     assert "Unknown claim mode 'MINE' in 'execution.state-recovery.claim-mode'" in str(err.value)
+
+    def restore(job_id: str, insert: str, out: str, **conf):
+        session = _session(spark, tmp_path, job_id, **{"execution.state-recovery.path": path, **conf})
+        return submit(session, _changed(tmp_path, out, insert)).wait(300)
+
+    # A filter and a projection after the window aggregation, into a sink with other options
+    # (another path): the aggregation keeps its state.
+    restore("filtered", f"INSERT INTO `out` SELECT item, window_start, n, total + 0 FROM ({AGGREGATE}) WHERE n > 0",
+            "out-filtered")
+    assert first + output(tmp_path / "out-filtered") == expected
+    # The aggregation itself changed (its state would not fit): refused, naming it.
+    with pytest.raises(ExecutionError) as err:
+        restore("changed", "INSERT INTO `out` SELECT item, window_start, COUNT(*), MAX(price) FROM TABLE(TUMBLE("
+                           "TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY item, window_start, window_end",
+                "out-changed")
+    assert "the state of operator" in str(err.value) and "WindowAggregate" in str(err.value)
+    assert "cannot be mapped to the changed query" in str(err.value)
+    assert not (tmp_path / "ckpt" / "changed").exists(), "the refused restore's copy is removed"
+    # No aggregation any more: its state is unclaimed, refused unless told to drop it.
+    plain = "INSERT INTO `out` SELECT item, ts, 1, price FROM bids"
+    with pytest.raises(ExecutionError) as err:
+        restore("plain", plain, "out-plain")
+    assert "which the changed query does not have" in str(err.value)
+    assert "'execution.state-recovery.ignore-unclaimed-state' = 'true'" in str(err.value)
+    restore("plain-2", plain, "out-plain", **{"execution.state-recovery.ignore-unclaimed-state": "true"})
+    assert sum(output(tmp_path / "out-plain").values()) == N - 3 * PER_EPOCH, "the bids after the savepoint"

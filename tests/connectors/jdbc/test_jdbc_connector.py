@@ -89,10 +89,11 @@ def test_exactly_once_replay_and_recovery(session, postgres, spark):
     assert postgres.run(f"SELECT count(*), sum(id) FROM {t}") == [(100, 4950)]
     # A crash after prepare: a transaction with the sink's id stays prepared, holding rows.
     c = psycopg.connect(postgres.url)
-    xid = "sqlengine:op-out:query-a:2:0"
+    key = first._sink_key()  # the sink's identity in PostgreSQL: its statement's sink and its table
+    xid = f"sqlengine:{key}:query-a:2:0"
     c.tpc_begin(xid)
     c.execute(f"INSERT INTO {t} VALUES (1000, 'ghost')")
-    c.execute("UPDATE sqlengine_sink_epochs SET epoch = 2 WHERE sink = 'op-out' AND query = 'query-a' AND task = 0")
+    c.execute(f"UPDATE sqlengine_sink_epochs SET epoch = 2 WHERE sink = '{key}' AND query = 'query-a' AND task = 0")
     c.tpc_prepare()
     c.close()
     assert postgres.run("SELECT gid FROM pg_prepared_xacts") == [(xid,)]

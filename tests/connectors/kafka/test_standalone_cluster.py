@@ -2,12 +2,15 @@
 cluster: a master and two workers started with ``spark-class`` (separate JVMs, each
 executor in its own process with its own Python workers), the CLI's driver connected
 to it with ``spark.master=spark://...``. Nothing but the checkpoint folder is shared
-on purpose; the committed output must be exact, and both workers must have run
-executors of the job."""
+on purpose. Midway one worker is killed with SIGKILL (its JVM, its executor and their
+Python workers): Spark runs the lost tasks on the other worker, or the job's restart
+strategy restarts it from its checkpoint; the committed output must be exact, and both
+workers must have run executors of the job."""
 from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -68,7 +71,7 @@ def cluster(tmp_path):
     else:
         pytest.fail("the workers did not register with the master")
     try:
-        yield url, workdirs
+        yield url, workdirs, procs[1:]
     finally:
         for p in procs:
             p.terminate()
@@ -79,8 +82,8 @@ def cluster(tmp_path):
                 p.kill()
 
 
-def test_window_job_on_a_standalone_cluster(cluster, kafka_bootstrap, tmp_path):
-    url, workdirs = cluster
+def test_window_job_on_a_standalone_cluster_survives_a_lost_worker(cluster, kafka_bootstrap, tmp_path):
+    url, workdirs, workers = cluster
     bs = kafka_bootstrap
     src, dst = new_topic(bs, 2), new_topic(bs, 2)
     bids = [{"id": i, "item": f"i{i % 3}", "price": i % 17, "ts": f"2024-01-01 10:{i // 30:02d}:{i % 30 * 2:02d}"}
@@ -98,12 +101,21 @@ CREATE TABLE `out` (item STRING, window_start TIMESTAMP(3), n BIGINT, total BIGI
 INSERT INTO `out` SELECT item, window_start, COUNT(*), SUM(price)
 FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY item, window_start, window_end;
 """)
-    res = subprocess.run([sys.executable, "-m", "shell.cli", "-D", f"spark.master={url}", "-f", str(script),
-                          "-D", f"execution.checkpointing.dir={tmp_path / 'ck'}", "-D", "parallelism.default=2",
-                          "-D", "sqlengine.kafka.max-rows-per-epoch=100", "-D", "spark.executor.memory=512m",
-                          "-D", "spark.cores.max=2"],
-                         cwd=ROOT, capture_output=True, text=True, timeout=600)
-    assert res.returncode == 0, res.stderr[-3000:]
+    ckpt = tmp_path / "ck"
+    # 15 epochs, one per 0.5 s at most: the job is still running when a worker dies.
+    job = subprocess.Popen([sys.executable, "-m", "shell.cli", "-D", f"spark.master={url}", "-f", str(script),
+                            "-D", f"execution.checkpointing.dir={ckpt}", "-D", "parallelism.default=2",
+                            "-D", "sqlengine.kafka.max-rows-per-epoch=20", "-D", "spark.executor.memory=512m",
+                            "-D", "execution.checkpointing.interval=500 ms", "-D", "spark.cores.max=2",
+                            "-D", "restart-strategy.type=fixed-delay", "-D", "restart-strategy.fixed-delay.attempts=3"],
+                           cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+    while sum(1 for f in ckpt.glob("*/*/commits/*") if f.name.isdigit()) < 3:
+        assert job.poll() is None and time.monotonic() < deadline, "the job ended before a worker could be lost"
+        time.sleep(0.1)  # watching another process's checkpoint
+    os.killpg(workers[1].pid, signal.SIGKILL)  # the worker's JVM, its executor, their Python workers
+    out, err = job.communicate(timeout=600)
+    assert job.returncode == 0, err[-3000:]
     per: dict = {}
     for b in bids:
         key = (b["item"], b["ts"][:16] + ":00")
