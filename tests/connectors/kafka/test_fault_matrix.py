@@ -250,10 +250,10 @@ def inputs(kafka_bootstrap) -> dict:
 
 
 def _table(cells: list, results: list) -> str:
-    lines = [f"{'pipeline':24s} {'failure':8s} {'points (arrivals passed)':38s} {'lost':>5s} {'duplicated':>10s}"]
+    lines = [f"{'pipeline':24s} {'failure':8s} {'points (arrivals passed)':52s} {'lost':>5s} {'duplicated':>10s}"]
     for (pipeline, failure, points), (lost, dup) in zip(cells, results):
         where = " then ".join(f"{p}" + (f" ({s})" if s else "") for p, s in points)
-        lines.append(f"{pipeline:24s} {failure:8s} {where:38s} {lost:5d} {dup:10d}")
+        lines.append(f"{pipeline:24s} {failure:8s} {where:52s} {lost:5d} {dup:10d}")
     return "\n".join(lines)
 
 
