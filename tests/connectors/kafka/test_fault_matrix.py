@@ -52,7 +52,8 @@ CELLS = [
     (JDBC, "restart", [("jdbc-written", 0)]),
 ]
 IN_PROCESS = [
-    (WINDOW, "state-read", 1), (UPSERT, "recovery", 0), (UPSERT, "recovering", 0), (UPSERT, "after-sink", 1),
+    (WINDOW, "state-read", 1), (UPSERT, "recovery", 0), (UPSERT, "recovering", 0), (UPSERT, "epoch-start", 1),
+    (UPSERT, "after-sink", 1),
     (UPSERT, "after-meta", 1), (JDBC, "jdbc-committed", 1),
 ]
 
