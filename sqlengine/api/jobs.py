@@ -240,9 +240,8 @@ def epoch_interval_ms(session, job_id: str) -> int:
     job = session.jobs.get(job_id)
     if job is None:
         raise UnknownJob(job_id)
-    from sqlengine.config import duration_ms
-    raw = session.conf.get("execution.checkpointing.interval")
-    return (duration_ms(raw) or 0) if raw else 0
+    from sqlengine.config import checkpoint_interval_ms
+    return checkpoint_interval_ms(session.conf)
 
 
 def restorable(path: str) -> bool:

@@ -283,10 +283,7 @@ class JobRunner:
             # changed query may take over (runner._check_same_plan decides, operator by operator).
             queries = [q for q in sorted(os.listdir(root)) if restorable(os.path.join(root, q))]
             if len(queries) != 1:
-                restore = local_path(self.conf["execution.state-recovery.path"])
-                if os.path.isdir(restore) and not os.path.samefile(root, restore):
-                    import shutil
-                    shutil.rmtree(root, ignore_errors=True)  # the copy made for the restore (NO_CLAIM)
+                self._drop_restore_copy(root)
                 raise ExecutionError(
                     f"Cannot restore from '{root}': it holds no checkpoint of this statement (the "
                     f"checkpoint there was written by another statement, with {len(queries)} queries).")
@@ -300,10 +297,7 @@ class JobRunner:
         try:
             job.queries.append(start(ctx))
         except ExecutionError:
-            restore = local_path(self.conf.get("execution.state-recovery.path") or "")
-            if restore and os.path.isdir(restore) and not os.path.samefile(root, restore):
-                import shutil
-                shutil.rmtree(root, ignore_errors=True)  # the copy made for the refused restore (NO_CLAIM)
+            self._drop_restore_copy(root)
             raise
         if job.status == "CANCELED":  # cancelled while it started
             job.queries[-1].stop()
@@ -344,6 +338,13 @@ class JobRunner:
                     f"checkpoint folder a stopped or failed job printed.")
             return savepoints.restore_into(restore, self._own_root(job_id), savepoints.claim_mode(self.conf))
         return self._own_root(job_id)
+
+    def _drop_restore_copy(self, root: str) -> None:
+        """A refused restore leaves no copy behind (NO_CLAIM copied the checkpoint to ``root``)."""
+        restore = local_path(self.conf.get("execution.state-recovery.path") or "")
+        if restore and os.path.isdir(restore) and not os.path.samefile(root, restore):
+            import shutil
+            shutil.rmtree(root, ignore_errors=True)
 
     def _own_root(self, job_id: str) -> str:
         base = local_path(self.conf.get("execution.checkpointing.dir") or self.conf.get("state.checkpoints.dir") or "")

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Optional
 
-from tests.connectors.kafka.broker import _free_port, maven_jars
+from tests.connectors.kafka.broker import _free_port, maven_jars, terminate
 
 ZOOKEEPER = "org.apache.zookeeper:zookeeper:3.9.5"
 SLF4J_SIMPLE = "org.slf4j:slf4j-simple:2.0.13"
@@ -82,13 +82,7 @@ class ZooKeeper:
 
     def stop(self) -> None:
         """Stop the server (SIGTERM; SIGKILL if it does not exit within 20 s)."""
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        terminate(self.proc)
 
     def kill(self) -> None:
         """A hard failure: SIGKILL, no shutdown of any kind."""

@@ -32,6 +32,17 @@ POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
 """
 
 
+def terminate(proc: Optional[subprocess.Popen]) -> None:
+    """Stop a test server's process: SIGTERM, SIGKILL if it does not exit within 20 s."""
+    if proc is not None and proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
 def maven_jars(coordinate: str) -> Path:
     """The folder of ``group:artifact:version`` and its runtime dependencies, fetched by
     Maven once into the user's cache (one process at a time)."""
@@ -131,10 +142,4 @@ class Broker:
         raise RuntimeError(f"the Kafka broker did not start within {START_SECONDS} s: see {self.workdir / 'broker.log'}")
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        terminate(self.proc)
