@@ -69,3 +69,14 @@ def postgres():
     jdbc tests, the fault matrix and the failover tests."""
     from tests.connectors.jdbc.pg_util import postgres_server
     yield from postgres_server()
+
+
+@pytest.fixture(scope="session")
+def hdfs(tmp_path_factory):
+    """A real HDFS (a NameNode and a DataNode) shared by the session; ``.url`` its root."""
+    from tests.hdfs import Hdfs
+    server = Hdfs(tmp_path_factory.mktemp("hdfs")).start()
+    try:
+        yield server
+    finally:
+        server.stop()

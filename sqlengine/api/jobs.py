@@ -249,3 +249,9 @@ def restorable(path: str) -> bool:
     in it: its sinks may have committed it), rather than started afresh."""
     from sqlengine.runtime.job import restorable as planned
     return planned(path)
+
+
+def discard_checkpoint(path: str) -> None:
+    """Delete the checkpoint folder ``path`` (local or remote), if there is one."""
+    from sqlengine.runtime import fs
+    fs.rmtree(path)

@@ -33,6 +33,7 @@ from pyspark.sql import functions as F
 from sqlengine.faults import reached
 from sqlengine.hidden import EOI, EOI_ANY, SPLIT, TAG, Lowered
 from sqlengine.plan.dag import Dag, PhysicalNode
+from sqlengine.runtime import fs
 from sqlengine.runtime.context import EpochContext, EpochRun, JobContext
 from sqlengine.runtime.metrics import JobMetrics
 from sqlengine.runtime.multisink import rows_of
@@ -280,10 +281,8 @@ def _offsets_entry(checkpoint: str, epoch: int) -> Optional[tuple[dict, list[Opt
     """(metadata, one offset per source) of ``<checkpoint>/offsets/<epoch>``."""
     import json
     import os
-    path = os.path.join(checkpoint, "offsets", str(epoch))
     try:
-        with open(path) as fh:
-            lines = fh.read().splitlines()
+        lines = fs.read_text(os.path.join(checkpoint, "offsets", str(epoch))).splitlines()
     except OSError:
         return None
     if len(lines) < 2 or not lines[0].startswith("v"):

@@ -28,6 +28,7 @@ from sqlengine.plan.dag import INSERT_ONLY, Dag, PhysicalNode
 from sqlengine.runtime.context import BatchContext, JobContext
 from sqlengine.runtime.epoch import EpochDriver
 from sqlengine.runtime.execute import lower_batch
+from sqlengine.runtime import fs
 from sqlengine.runtime.failure import root_cause, root_class
 from sqlengine.runtime.multisink import tagged_union, write_all
 from sqlengine.runtime.restart import restart_strategy
@@ -75,10 +76,9 @@ def operator_id(*parts: str) -> str:
 
 
 def local_path(path: str) -> str:
-    """A path as Flink prints one (``file:/x``, ``file:///x``) as a local path (``/x``)."""
-    if path.startswith("file://"):
-        return path[len("file://"):]
-    return path[len("file:"):] if path.startswith("file:") else path
+    """A path as Flink prints one (``file:/x``, ``file:///x``) as a local path (``/x``);
+    a remote one (``hdfs://...``) as it is."""
+    return fs.local(path)
 
 
 def default_checkpoint_root(job_id: str) -> str:
@@ -281,7 +281,7 @@ class JobRunner:
         if self.conf.get("execution.state-recovery.path") and not restorable(location):
             # A changed statement: the checkpoint's one query, whose operators' state the
             # changed query may take over (runner._check_same_plan decides, operator by operator).
-            queries = [q for q in sorted(os.listdir(root)) if restorable(os.path.join(root, q))]
+            queries = [q for q in sorted(fs.subdirs(root)) if restorable(os.path.join(root, q))]
             if len(queries) != 1:
                 self._drop_restore_copy(root)
                 raise ExecutionError(
@@ -326,7 +326,7 @@ class JobRunner:
         """Where the job's checkpoint goes; a restore path must hold a checkpoint."""
         restore = local_path(self.conf.get("execution.state-recovery.path") or "")
         if restore:
-            if os.path.exists(os.path.join(restore, DRAINED)):
+            if fs.exists(os.path.join(restore, DRAINED)):
                 raise ExecutionError(
                     f"Cannot restore from '{restore}': its job was stopped with drain, which fired every "
                     f"window and timer as if its input had ended; run the statement without "
@@ -342,9 +342,8 @@ class JobRunner:
     def _drop_restore_copy(self, root: str) -> None:
         """A refused restore leaves no copy behind (NO_CLAIM copied the checkpoint to ``root``)."""
         restore = local_path(self.conf.get("execution.state-recovery.path") or "")
-        if restore and os.path.isdir(restore) and not os.path.samefile(root, restore):
-            import shutil
-            shutil.rmtree(root, ignore_errors=True)
+        if restore and fs.isdir(restore) and not fs.same(root, restore):
+            fs.rmtree(root)
 
     def _own_root(self, job_id: str) -> str:
         base = local_path(self.conf.get("execution.checkpointing.dir") or self.conf.get("state.checkpoints.dir") or "")
@@ -487,8 +486,8 @@ class JobRunner:
         if job.drain and stopped:
             drained = [q.driver.drain() for q in stopped]
             if any(drained) and job.checkpoint_root:
-                with open(os.path.join(job.checkpoint_root, DRAINED), "w") as f:
-                    f.write("stopped with drain: every window fired; this checkpoint is final\n")
+                fs.write_text(os.path.join(job.checkpoint_root, DRAINED),
+                              "stopped with drain: every window fired; this checkpoint is final\n")
         job.status = "STOPPED" if stopped else "CANCELED" if job.status == "CANCELED" else "FINISHED"
         for q in stopped:
             last = q.driver.last_epoch
@@ -538,10 +537,10 @@ def _has_commit(path: str) -> bool:
 
 
 def _logged(path: str, log: str) -> bool:
-    for dirpath, _, names in os.walk(path):
-        if os.path.basename(dirpath) == log and any(n.isdigit() for n in names):
-            return True
-    return False
+    """Whether Spark's ``log`` (``offsets``, ``commits``) holds an epoch in the streaming
+    checkpoint ``path`` or in one of the query folders of the job checkpoint ``path``."""
+    return any(fs.last_number(os.path.join(path, *query, log)) is not None
+               for query in [()] + [(q,) for q in fs.subdirs(path)])
 
 
 def _batch_metric_messages(ctx: JobContext) -> list[str]:

@@ -10,12 +10,13 @@ API, the dashboard) take a ``snapshot``.
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Callable, Optional
+
+from sqlengine.runtime import fs
 
 log = logging.getLogger(__name__)
 
@@ -165,17 +166,5 @@ def merged(parts: list[JobMetrics]) -> Snapshot:
 
 
 def _size(folder: str) -> int:
-    """Bytes under ``folder`` (a local path; 0 when it is not one)."""
-    total = 0
-    stack = [folder] if folder and os.path.isdir(folder) else []
-    while stack:
-        try:
-            with os.scandir(stack.pop()) as it:
-                for e in it:
-                    if e.is_dir(follow_symlinks=False):
-                        stack.append(e.path)
-                    elif e.is_file(follow_symlinks=False):
-                        total += e.stat(follow_symlinks=False).st_size
-        except OSError:
-            continue
-    return total
+    """Bytes under ``folder`` (0 when there is none)."""
+    return fs.size(folder) if folder else 0

@@ -14,6 +14,7 @@ from sqlengine.config import checkpoint_interval_ms
 from sqlengine.errors import ExecutionError, UnsupportedError
 from sqlengine.hidden import EOI, EOI_ANY, TAG, Lowered, slot
 from sqlengine.plan.dag import Dag
+from sqlengine.runtime import fs
 from sqlengine.runtime.context import BatchContext, JobContext
 from sqlengine.runtime.epoch import EpochDriver, Scans
 from sqlengine.runtime.state import StateStore
@@ -126,7 +127,7 @@ def committed(driver: EpochDriver) -> bool:
     """The driver's last epoch is in Spark's commit log (or it has run none yet)."""
     if driver.last_epoch is None:
         return True
-    return os.path.exists(os.path.join(driver.checkpoint, "commits", str(driver.last_epoch)))
+    return fs.exists(os.path.join(driver.checkpoint, "commits", str(driver.last_epoch)))
 
 
 IGNORE_UNCLAIMED = "execution.state-recovery.ignore-unclaimed-state"

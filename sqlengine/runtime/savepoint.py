@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import time
 import uuid
 from typing import Any, Optional
 
 from sqlengine.errors import ExecutionError, ValidationError
+from sqlengine.runtime import fs
 
 FORMAT_VERSION = 1
 METADATA = "_metadata"
@@ -57,15 +57,13 @@ def default_savepoint_dir(conf: dict[str, str], checkpoint_root: Optional[str]) 
     configured = savepoint_dir(conf)
     if configured or not checkpoint_root:
         return configured
-    return os.path.join(os.path.dirname(os.path.abspath(checkpoint_root)), "savepoints")
+    return os.path.join(os.path.dirname(fs.abspath(checkpoint_root).rstrip("/")), "savepoints")
 
 
 def new_path(job_id: str, target_directory: str) -> str:
     """A new savepoint's folder in ``target_directory``, named as Flink names one."""
-    target = target_directory[len("file:"):] if target_directory.startswith("file:") else target_directory
-    if target.startswith("//"):
-        target = target[2:]
-    os.makedirs(target, exist_ok=True)
+    target = fs.local(target_directory)
+    fs.makedirs(target)
     return os.path.join(target, f"savepoint-{job_id[:6]}-{uuid.uuid4().hex[:12]}")
 
 
@@ -74,30 +72,26 @@ def take(root: str, target: str, job_id: str, job_name: str, dags: dict[str, str
     between two epochs) into the savepoint ``target``; returns ``target``. ``dags``: per
     query folder, the signature of the DAG it runs."""
     partial = f"{target}.inprogress"
-    shutil.copytree(root, partial, ignore=shutil.ignore_patterns("*.tmp", ".*.tmp.crc"))
+    fs.copytree(root, partial, skip=lambda name: name.endswith((".tmp", ".tmp.crc")))
     queries = {}
-    for name in sorted(os.listdir(partial)):
+    for name in sorted(fs.subdirs(partial)):  # (not a drained checkpoint's marker)
         folder = os.path.join(partial, name)
-        if not os.path.isdir(folder):  # (a drained checkpoint's marker)
-            continue
-        epoch = _last(os.path.join(folder, "commits"))
+        epoch = fs.last_number(os.path.join(folder, "commits"))
         if epoch is None:
             continue
         queries[name] = {"epoch": epoch, "sources": _offsets(folder, epoch), "sinks-committed-epoch": epoch,
                          "dag": dags.get(name)}
     meta = {"format-version": FORMAT_VERSION, "kind": "savepoint", "job-id": job_id, "job-name": job_name,
             "time-ms": int(time.time() * 1000), "queries": queries}
-    with open(os.path.join(partial, METADATA), "w") as fh:
-        json.dump(meta, fh, indent=1)
-    os.rename(partial, target)
+    fs.write_text(os.path.join(partial, METADATA), json.dumps(meta, indent=1))
+    fs.rename(partial, target)
     return target
 
 
 def read_metadata(path: str) -> Optional[dict[str, Any]]:
     """A savepoint's ``_metadata`` (None for a job's checkpoint folder)."""
     try:
-        with open(os.path.join(path, METADATA)) as fh:
-            meta = json.load(fh)
+        meta = json.loads(fs.read_text(os.path.join(path, METADATA)))
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:
@@ -112,38 +106,25 @@ def restore_into(restore: str, own: str, mode: str) -> str:
     """Where a job restoring from ``restore`` runs: in ``restore`` itself (``CLAIM``, or it
     is the job's own checkpoint folder ``own``), else in ``own`` as a copy (``NO_CLAIM``)."""
     meta = read_metadata(restore)
-    if _same(restore, own) or (mode == "CLAIM" and meta is None):
+    if fs.same(restore, own) or (mode == "CLAIM" and meta is None):
         return restore
     if mode == "CLAIM":  # a claimed savepoint becomes a checkpoint: it is no longer immutable
-        os.remove(os.path.join(restore, METADATA))
+        fs.remove(os.path.join(restore, METADATA))
         return restore
-    if os.path.exists(own) and os.listdir(own):
+    if fs.isdir(own) and fs.listdir(own):
         raise ExecutionError(
             f"Cannot restore from '{restore}' into '{own}': the job's checkpoint folder is in use (a job with "
             f"this 'pipeline.job-id' ran there). Choose another 'pipeline.job-id', or restore with "
             f"'{CLAIM_MODE}' = 'CLAIM' to run in '{restore}' itself.")
-    os.makedirs(os.path.dirname(own) or ".", exist_ok=True)
-    shutil.copytree(restore, own, ignore=shutil.ignore_patterns(METADATA))
+    fs.makedirs(os.path.dirname(own) or ".")
+    fs.copytree(restore, own, skip=lambda name: name == METADATA)
     return own
-
-
-def _same(a: str, b: str) -> bool:
-    return os.path.realpath(a) == os.path.realpath(b)
-
-
-def _last(folder: str) -> Optional[int]:
-    try:
-        epochs = [int(n) for n in os.listdir(folder) if n.isdigit()]
-    except FileNotFoundError:
-        return None
-    return max(epochs) if epochs else None
 
 
 def _offsets(query: str, epoch: int) -> list:
     """The source offsets after ``epoch`` (Spark's offsets log entry: one line per source)."""
     try:
-        with open(os.path.join(query, "offsets", str(epoch))) as fh:
-            lines = fh.read().splitlines()
+        lines = fs.read_text(os.path.join(query, "offsets", str(epoch))).splitlines()
     except OSError:
         return []
     return [None if ln.strip() in ("", "-") else json.loads(ln) for ln in lines[2:]]

@@ -144,6 +144,12 @@ def driver_conf(conf: Optional[dict[str, str]]) -> dict[str, str]:
         user = (conf or {}).get(key)
         if user:
             merged[key] = f"{_DEFAULTS[key]} {user}"
+    if merged["spark.master"].startswith("local") and "spark.locality.wait" not in (conf or {}):
+        # One executor: no locality to wait for. Tasks reading HDFS blocks (state on
+        # hdfs://) prefer the DataNode's host, which is not the executor's; local mode
+        # offers resources only when a task starts or ends, so a task waiting for its
+        # locality level to lapse could wait for ever.
+        merged["spark.locality.wait"] = "0s"
     return merged
 
 

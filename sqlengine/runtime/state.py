@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from typing import Any, Optional, Sequence, Union
 
 from pyspark.sql import Column, DataFrame
@@ -35,21 +34,19 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import IntegerType, LongType, StructField, StructType
 
 from sqlengine.faults import reached
+from sqlengine.runtime import fs
 from sqlengine.hidden import COUNT, KEY_GROUP, TASK
 from sqlengine.runtime.keygroups import key_group, task_of
 
 COMPACT_EVERY = 8
 
 
-def _epochs(path: str, marker: Optional[str] = None) -> list[int]:
-    if not os.path.isdir(path):
-        return []
-    out = []
-    for name in os.listdir(path):
-        if name.startswith("e=") and os.path.exists(os.path.join(path, name, "_SUCCESS")):
-            if marker is None or os.path.exists(os.path.join(path, name, marker)):
-                out.append(int(name[2:]))
-    return sorted(out)
+def _epochs(path: str, marker: str = "_SUCCESS") -> list[int]:
+    """The epochs whose version folder holds ``marker`` (every complete one: ``_SUCCESS``)."""
+    def epochs(name: str) -> set[int]:
+        return {int(os.path.basename(os.path.dirname(p))[2:]) for p in fs.glob(path, f"e=*/{name}")}
+    found = epochs("_SUCCESS")
+    return sorted(found if marker == "_SUCCESS" else found & epochs(marker))
 
 
 class Table:
@@ -106,7 +103,7 @@ class Table:
         rows.write.mode("overwrite").parquet(target)
         reached("state-write")
         if snapshot:
-            open(os.path.join(target, "_BASE"), "w").close()
+            fs.touch(os.path.join(target, "_BASE"))
         self._retain(epoch)
 
     def chain_length(self, epoch: int) -> int:
@@ -117,14 +114,9 @@ class Table:
         base, _ = self.versions(epoch)
         if base is None:
             return
-        for e in _epochs(self.path):
-            if e < base:
-                shutil.rmtree(self._dir(e), ignore_errors=True)
-        for name in os.listdir(self.path):  # crashed attempts of older epochs
-            full = os.path.join(self.path, name)
-            if name.startswith("e=") and not os.path.exists(os.path.join(full, "_SUCCESS")) \
-                    and int(name[2:]) < base:
-                shutil.rmtree(full, ignore_errors=True)
+        for name in fs.listdir(self.path):  # (with crashed attempts of older epochs)
+            if name.startswith("e=") and int(name[2:]) < base:
+                fs.rmtree(os.path.join(self.path, name))
 
 
 def with_count(schema: StructType) -> StructType:
@@ -148,34 +140,28 @@ class StateStore:
 
     def operators(self) -> list[str]:
         """The ids of the operators with state tables here."""
-        if not os.path.isdir(self.root):
-            return []
-        return sorted(n for n in os.listdir(self.root) if not n.startswith(("_", ".")) and
-                      os.path.isdir(os.path.join(self.root, n)))
+        return sorted(n for n in fs.subdirs(self.root) if not n.startswith(("_", ".")))
 
     def has_state(self) -> bool:
         return bool(self._meta_epochs())
 
     def _meta_epochs(self) -> list[int]:
-        d = os.path.join(self.root, "_meta")
-        if not os.path.isdir(d):
+        try:
+            names = fs.listdir(os.path.join(self.root, "_meta"))
+        except FileNotFoundError:
             return []
-        return sorted(int(n[:-5]) for n in os.listdir(d) if n.endswith(".json"))
+        return sorted(int(n[:-5]) for n in names if n.endswith(".json") and n[:-5].isdigit())
 
     def read_meta(self, epoch: int) -> dict[str, Any]:
         before = [e for e in self._meta_epochs() if e < epoch]
         if not before:
             return {}
-        with open(os.path.join(self.root, "_meta", f"{before[-1]}.json")) as fh:
-            return json.load(fh)
+        return json.loads(fs.read_text(os.path.join(self.root, "_meta", f"{before[-1]}.json")))
 
     def write_meta(self, epoch: int, meta: dict[str, Any]) -> None:
         d = os.path.join(self.root, "_meta")
-        os.makedirs(d, exist_ok=True)
-        tmp = os.path.join(d, f".{epoch}.json.tmp")
-        with open(tmp, "w") as fh:
-            json.dump(meta, fh)
-        os.replace(tmp, os.path.join(d, f"{epoch}.json"))
+        fs.makedirs(d)
+        fs.write_text(os.path.join(d, f"{epoch}.json"), json.dumps(meta))
         for e in self._meta_epochs():
             if e < epoch - 2:
-                os.remove(os.path.join(d, f"{e}.json"))
+                fs.remove(os.path.join(d, f"{e}.json"))

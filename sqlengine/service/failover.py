@@ -17,8 +17,6 @@ but not when its cluster shuts down: the next start resumes it.
 from __future__ import annotations
 
 import logging
-import os
-import shutil
 import threading
 from typing import Any, Optional, TextIO
 
@@ -73,6 +71,7 @@ class Keeper:
         return bool(root) and restorable(root)
 
     def resume(self, spec: dict) -> Any:
+        from sqlengine.api.jobs import discard_checkpoint
         from sqlengine.api.session import Session
         job_id = spec["job_id"]
         session = Session(dict(spec["conf"]), spark=self.root.spark)
@@ -90,8 +89,8 @@ class Keeper:
         if self._restored(spec):
             conf["execution.state-recovery.path"] = root
             conf["execution.state-recovery.claim-mode"] = "CLAIM"
-        elif root and os.path.isdir(root) and conf.get("execution.state-recovery.path"):
-            shutil.rmtree(root, ignore_errors=True)  # a copy of its restore path, begun before any epoch
+        elif root and conf.get("execution.state-recovery.path"):
+            discard_checkpoint(root)  # a copy of its restore path, begun before any epoch
         result = session.execute_sql(spec["statement"])
         job = result.job
         if job is None:

@@ -42,8 +42,9 @@ def _digest(folder: Path) -> str:
     return h.hexdigest()
 
 
-def _stop_midway(spark, tmp_path, monkeypatch) -> str:
-    """Run the job, stop it with a savepoint after its third epoch; the savepoint's path."""
+def _stop_midway(spark, tmp_path, monkeypatch, savepoints: str = "", **conf) -> str:
+    """Run the job, stop it with a savepoint (in ``savepoints``, else
+    ``<tmp_path>/savepoints``) after its third epoch; the savepoint's path."""
     import time
 
     from sqlengine.api.jobs import stop_job
@@ -52,7 +53,7 @@ def _stop_midway(spark, tmp_path, monkeypatch) -> str:
     monkeypatch.setenv("SQLENGINE_FAULT", "after-meta")
     monkeypatch.setenv("SQLENGINE_FAULT_ACTION", f"pause:{pause}")
     monkeypatch.setenv("SQLENGINE_FAULT_SKIP", "2")
-    session = _session(spark, tmp_path, "first")
+    session = _session(spark, tmp_path, "first", **conf)
     job = submit(session, window_script(tmp_path, "out-first"))
     deadline = time.monotonic() + 120
     while not (pause / "reached").exists():  # the third epoch is paused
@@ -60,7 +61,7 @@ def _stop_midway(spark, tmp_path, monkeypatch) -> str:
         time.sleep(0.02)
     job.stop_event.set()  # no epoch after this one
     (pause / "resume").touch()
-    path = stop_job(session, "first", str(tmp_path / "savepoints"), timeout=120)
+    path = stop_job(session, "first", savepoints or str(tmp_path / "savepoints"), timeout=120)
     monkeypatch.delenv("SQLENGINE_FAULT")
     assert job.status == "STOPPED" and path is not None
     return path

@@ -1,11 +1,12 @@
 """The Kafka -> window aggregation -> Kafka (exactly-once) job on a Spark standalone
 cluster: a master and two workers started with ``spark-class`` (separate JVMs, each
 executor in its own process with its own Python workers), the CLI's driver connected
-to it with ``spark.master=spark://...``. Nothing but the checkpoint folder is shared
-on purpose. Midway one worker is killed with SIGKILL (its JVM, its executor and their
-Python workers): Spark runs the lost tasks on the other worker, or the job's restart
-strategy restarts it from its checkpoint; the committed output must be exact, and both
-workers must have run executors of the job."""
+to it with ``spark.master=spark://...``. No local path is shared: the checkpoint (Spark's
+logs, the operators' state, the epoch facts) is on a real HDFS (``tests/hdfs.py``), and
+each worker has its own work folder. Midway one worker is killed with SIGKILL (its JVM,
+its executor and their Python workers): Spark runs the lost tasks on the other worker, or
+the job's restart strategy restarts it from its checkpoint; the committed output must be
+exact, and both workers must have run executors of the job."""
 from __future__ import annotations
 
 import json
@@ -82,7 +83,8 @@ def cluster(tmp_path):
                 p.kill()
 
 
-def test_window_job_on_a_standalone_cluster_survives_a_lost_worker(cluster, kafka_bootstrap, tmp_path):
+def test_window_job_on_a_standalone_cluster_survives_a_lost_worker(cluster, kafka_bootstrap, hdfs, spark, tmp_path):
+    from sqlengine.runtime import fs
     url, workdirs, workers = cluster
     bs = kafka_bootstrap
     src, dst = new_topic(bs, 2), new_topic(bs, 2)
@@ -101,7 +103,7 @@ CREATE TABLE `out` (item STRING, window_start TIMESTAMP(3), n BIGINT, total BIGI
 INSERT INTO `out` SELECT item, window_start, COUNT(*), SUM(price)
 FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY item, window_start, window_end;
 """)
-    ckpt = tmp_path / "ck"
+    ckpt = f"{hdfs.url}/cluster-{dst}"
     # 15 epochs, one per 0.5 s at most: the job is still running when a worker dies.
     job = subprocess.Popen([sys.executable, "-m", "shell.cli", "-D", f"spark.master={url}", "-f", str(script),
                             "-D", f"execution.checkpointing.dir={ckpt}", "-D", "parallelism.default=2",
@@ -110,7 +112,7 @@ FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY ite
                             "-D", "restart-strategy.type=fixed-delay", "-D", "restart-strategy.fixed-delay.attempts=3"],
                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 300
-    while sum(1 for f in ckpt.glob("*/*/commits/*") if f.name.isdigit()) < 3:
+    while sum(1 for f in fs.glob(ckpt, "*/*/commits/*") if f.rsplit("/", 1)[1].isdigit()) < 3:
         assert job.poll() is None and time.monotonic() < deadline, "the job ended before a worker could be lost"
         time.sleep(0.1)  # watching another process's checkpoint
     os.killpg(workers[1].pid, signal.SIGKILL)  # the worker's JVM, its executor, their Python workers
@@ -125,5 +127,7 @@ FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY ite
                        for (i, w), (n, t) in per.items())
     got = Counter(json.dumps(json.loads(v), sort_keys=True) for _, _, _, v, _ in read_all(bs, dst))
     assert got == expected
+    assert fs.glob(ckpt, "*/*/state/*/*/e=*/_SUCCESS"), "the state is on HDFS"
+    assert not list(tmp_path.rglob("commits")), "nothing of the checkpoint on the local disk"
     # both workers ran an executor of the job (its folder: <work-dir>/app-*/<executor id>)
     assert all(list(w.glob("app-*/*/stderr")) for w in workdirs), [list(w.rglob("*")) for w in workdirs]
