@@ -42,6 +42,7 @@ N = 360  # input records; 120 per epoch (3 epochs)
 # of the driver (the epoch's boundaries, a sink's commit and recovery) are failed in this
 # process instead (``IN_PROCESS``), and the filesystem sink's in tests/runtime/test_restart.py.
 WINDOW, UPSERT, JDBC = "window->kafka", "group-by->upsert-kafka", "join->postgresql"
+WINDOW_HDFS = "window->kafka, HDFS ckpt"  # the window pipeline with its checkpoint on HDFS
 CELLS = [
     (WINDOW, "kill", [("kafka-produced", 0)]), (WINDOW, "kill", [("kafka-txn-begun", 1), ("kafka-committed", 0)]),
     (WINDOW, "kill", [("kafka-plan", 1), ("kafka-produced", 0), ("recovering", 0)]),
@@ -49,12 +50,12 @@ CELLS = [
     (UPSERT, "kill", [("after-sink", 0)]), (UPSERT, "kill", [("after-meta", 0)]),
     (UPSERT, "kill", [("source-commit", 1)]), (UPSERT, "kill", [("group-offsets", 0), ("after-meta", 1), ("restore", 0)]),
     (JDBC, "kill", [("jdbc-committing", 0)]), (JDBC, "kill", [("jdbc-prepared", 0), ("recovering", 0)]),
-    (JDBC, "restart", [("jdbc-written", 0)]),
+    (JDBC, "restart", [("jdbc-written", 0)]), (WINDOW_HDFS, "kill", [("after-meta", 0)]),
 ]
 IN_PROCESS = [
     (WINDOW, "state-read", 1), (UPSERT, "recovery", 0), (UPSERT, "recovering", 0), (UPSERT, "epoch-start", 1),
     (UPSERT, "after-sink", 1),
-    (UPSERT, "after-meta", 1), (JDBC, "jdbc-committed", 1),
+    (UPSERT, "after-meta", 1), (JDBC, "jdbc-committed", 1), (WINDOW_HDFS, "state-write", 1),
 ]
 
 
@@ -147,13 +148,13 @@ def _table_output(pg, table: str) -> Counter:
     return Counter(pg.run(f"SELECT id, label, price FROM {table}"))
 
 
-def _run(script: Path, ckpt: Path, restore: bool, fault: str | None = None, skip: int = 0,
+def _run(script: Path, ckpt: str, restore: bool, fault: str | None = None, skip: int = 0,
          action: str | None = None) -> subprocess.CompletedProcess:
     args = [sys.executable, "-m", "shell.cli", "-D", "spark.master=local[2]", "-f", str(script),
             "-D", f"execution.checkpointing.dir={ckpt}", "-D", "pipeline.job-id=matrix",
             "-D", "sqlengine.kafka.max-rows-per-epoch=120", "-D", "parallelism.default=2"]
     if restore:
-        args += ["-D", f"execution.state-recovery.path={ckpt / 'matrix'}"]
+        args += ["-D", f"execution.state-recovery.path={ckpt}/matrix"]
     if action is not None:
         args += ["-D", "restart-strategy.type=fixed-delay", "-D", "restart-strategy.fixed-delay.delay=0 s"]
     env = {k: v for k, v in os.environ.items() if not k.startswith("SQLENGINE_FAULT")}
@@ -166,10 +167,16 @@ def _run(script: Path, ckpt: Path, restore: bool, fault: str | None = None, skip
                           timeout=600)
 
 
-def _planned(ckpt: Path) -> bool:
+def _planned(ckpt: str) -> bool:
     """Spark's offsets log holds an epoch: the checkpoint must be restored (its sinks may
     have committed that epoch), not started afresh."""
-    return any(f.name.isdigit() for f in (ckpt / "matrix").glob("*/offsets/*"))
+    from sqlengine.runtime import fs
+    return any(f.rsplit("/", 1)[1].isdigit() for f in fs.glob(f"{ckpt}/matrix", "*/offsets/*"))
+
+
+def _checkpoints(pipeline: str, tmp: Path, hdfs) -> str:
+    """Where a cell's checkpoints go: on HDFS for its pipeline, else in the test's folder."""
+    return f"{hdfs.url}/{tmp.name}" if pipeline == WINDOW_HDFS else str(tmp)
 
 
 def _target(number: int, pipeline: str, inputs: dict, bs: str, tmp: Path, pg):
@@ -183,13 +190,14 @@ def _target(number: int, pipeline: str, inputs: dict, bs: str, tmp: Path, pg):
     return sql.format(src=inputs["bids"], dst=dst, bs=bs), lambda: output(bs, dst)
 
 
-def _cell(number: int, pipeline: str, failure: str, points: list, inputs: dict, bs: str, tmp: Path, pg) -> tuple:
+def _cell(number: int, pipeline: str, failure: str, points: list, inputs: dict, bs: str, tmp: Path, pg,
+          hdfs) -> tuple:
     """Run one cell as CLI processes; returns (lost, duplicated) against the expected output."""
     _, expected, output = PIPELINES[pipeline]
     script_sql, read = _target(number, pipeline, inputs, bs, tmp, pg)
     script = tmp / f"cell-{number}.sql"
     script.write_text(script_sql)
-    ckpt = tmp / f"ckpt-{number}"
+    ckpt = f"{_checkpoints(pipeline, tmp, hdfs)}/ckpt-{number}"
     if failure == "restart":
         (point, skip), = points
         folder = tmp / f"faults-{number}"
@@ -211,7 +219,7 @@ def _cell(number: int, pipeline: str, failure: str, points: list, inputs: dict, 
 
 
 def _in_process_cell(number: int, pipeline: str, point: str, skip: int, inputs: dict, bs: str, tmp: Path, pg,
-                     spark, monkeypatch) -> tuple:
+                     hdfs, spark, monkeypatch) -> tuple:
     """One cell run in this process: the point raises once, the restart strategy restarts the
     job from its checkpoint; (lost, duplicated)."""
     from sqlengine.api.session import Session
@@ -222,7 +230,8 @@ def _in_process_cell(number: int, pipeline: str, point: str, skip: int, inputs: 
     monkeypatch.setenv("SQLENGINE_FAULT", point)
     monkeypatch.setenv("SQLENGINE_FAULT_SKIP", str(skip))
     monkeypatch.setenv("SQLENGINE_FAULT_ACTION", f"raise:{folder}")
-    session = Session({"execution.checkpointing.dir": str(tmp / f"ckpt-{number}"), "pipeline.job-id": "matrix",
+    session = Session({"execution.checkpointing.dir": f"{_checkpoints(pipeline, tmp, hdfs)}/ckpt-{number}",
+                       "pipeline.job-id": "matrix",
                        "execution.runtime-mode": "streaming", "sqlengine.kafka.max-rows-per-epoch": "120",
                        "parallelism.default": "2", "restart-strategy.type": "fixed-delay",
                        "restart-strategy.fixed-delay.delay": "0 s"}, spark=spark)
@@ -238,7 +247,8 @@ def _in_process_cell(number: int, pipeline: str, point: str, skip: int, inputs: 
 
 PIPELINES = {WINDOW: (WINDOW_SQL, _window_expected(_bids()), _window_output),
              UPSERT: (UPSERT_SQL, _upsert_expected(_bids()), _upsert_output),
-             JDBC: (JOIN_SQL, _join_expected(_bids()), _table_output)}
+             JDBC: (JOIN_SQL, _join_expected(_bids()), _table_output),
+             WINDOW_HDFS: (WINDOW_SQL, _window_expected(_bids()), _window_output)}
 
 
 @pytest.fixture(scope="module")
@@ -258,11 +268,12 @@ def _table(cells: list, results: list) -> str:
     return "\n".join(lines)
 
 
-def test_kafka_pipelines_killed_or_failed_in_their_tasks_stay_exact(kafka_bootstrap, postgres, inputs, tmp_path):
+def test_kafka_pipelines_killed_or_failed_in_their_tasks_stay_exact(kafka_bootstrap, postgres, hdfs, spark, inputs,
+                                                                     tmp_path):
     # The cells run side by side (separate outputs, checkpoints and transactional ids): much
     # of a run is JVM start-up and waiting on the broker.
     with ThreadPoolExecutor(max_workers=3) as pool:
-        futures = [pool.submit(_cell, i, pipeline, failure, points, inputs, kafka_bootstrap, tmp_path, postgres)
+        futures = [pool.submit(_cell, i, pipeline, failure, points, inputs, kafka_bootstrap, tmp_path, postgres, hdfs)
                    for i, (pipeline, failure, points) in enumerate(CELLS)]
         results = [f.result() for f in futures]
     table = _table(CELLS, results)
@@ -271,9 +282,9 @@ def test_kafka_pipelines_killed_or_failed_in_their_tasks_stay_exact(kafka_bootst
     assert all(r == (0, 0) for r in results), table
 
 
-def test_kafka_pipelines_failed_on_their_driver_restart_and_stay_exact(spark, kafka_bootstrap, postgres, inputs,
-                                                                       tmp_path, monkeypatch):
-    results = [_in_process_cell(i, pipeline, point, skip, inputs, kafka_bootstrap, tmp_path, postgres, spark,
+def test_kafka_pipelines_failed_on_their_driver_restart_and_stay_exact(spark, kafka_bootstrap, postgres, hdfs,
+                                                                       inputs, tmp_path, monkeypatch):
+    results = [_in_process_cell(i, pipeline, point, skip, inputs, kafka_bootstrap, tmp_path, postgres, hdfs, spark,
                                 monkeypatch) for i, (pipeline, point, skip) in enumerate(IN_PROCESS)]
     cells = [(pipeline, "restart", [(point, skip)]) for pipeline, point, skip in IN_PROCESS]
     table = _table(cells, results)
