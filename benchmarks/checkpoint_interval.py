@@ -1,90 +1,114 @@
-"""What ``execution.checkpointing.interval`` trades: latency against the cost of epochs.
+"""What ``execution.checkpointing.interval`` trades: end-to-end latency against the cost
+of epochs.
 
-One job, run in this process at several intervals: a ``datagen`` source at a fixed rate
-(``rows-per-second``, bounded by ``number-of-rows``) → a 1-second TUMBLE count per key →
-the ``filesystem`` sink. The rate is the same at every interval (a datagen micro-batch
-holds the interval's rows), so the interval decides how many epochs the same rows take
-and how long a row waits: at most one interval for its epoch to start, then the epoch.
-
-Per interval: epochs, mean epoch duration, the share of wall time spent in epochs (busy),
-and the latency a row sees on average (half an interval of waiting, plus the epoch: the
-epoch starts at the interval, so a row waits between 0 and one interval). The output is
-checked in every round: one row per (window, key) with the count datagen produced.
+The soak pipeline (``soak.py``: Kafka -> interval join -> 10 s TUMBLE -> Kafka, exactly
+once) runs as a CLI process at a fixed input rate, once per interval (unset: each epoch
+starts when the last one ends). After a warm-up, for ``--seconds``:
+* epochs per minute and their median duration; ``busy``, the share of the time spent in
+  epochs (Spark's offsets and commit logs give each epoch's start and end);
+* CPU seconds the engine's processes spend per 100,000 input events (the cost an interval
+  saves: fewer, larger epochs share their fixed costs: planning, state reads and writes,
+  Kafka transactions, Spark's logs);
+* end-to-end lag: when a window's result becomes visible to a ``read_committed``
+  consumer, minus the window's end (event time is the wall clock), median and 95th
+  percentile. Its floor is the watermark's 5 s delay; an interval adds up to one
+  interval of waiting, plus the epoch.
+Every run ends with the producer stopped, the watermark moved past every window, and the
+output checked exactly against the windows computed from what the broker acknowledged.
 
 Usage:
-    .venv/bin/python benchmarks/checkpoint_interval.py [--rate 20000] [--seconds 20]
+    .venv/bin/python benchmarks/checkpoint_interval.py [--rate 2000] [--seconds 90]
+        [--intervals "unset,1 s,2 s,5 s,10 s"]
 """
 from __future__ import annotations
 
 import argparse
 import json
-import os
-import statistics
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-SQL = """
-CREATE TABLE gen (k INT, ts AS LOCALTIMESTAMP, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
-  WITH ('connector' = 'datagen', 'rows-per-second' = '{rate}', 'number-of-rows' = '{rows}',
-        'fields.k.min' = '0', 'fields.k.max' = '9');
-CREATE TABLE `out` (k INT, window_start TIMESTAMP(3), n BIGINT)
-  WITH ('connector' = 'filesystem', 'path' = '{out}', 'format' = 'json');
-INSERT INTO `out` SELECT k, window_start, COUNT(*)
-FROM TABLE(TUMBLE(TABLE gen, DESCRIPTOR(ts), INTERVAL '1' SECOND)) GROUP BY k, window_start, window_end;
-"""
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from soak import ROOT, SQL, Engine, Output, Producer  # noqa: E402
 
 
-def run(spark, interval: str, rate: int, seconds: int) -> dict:
-    from sqlengine.api.session import Session
-    folder = Path(tempfile.mkdtemp(prefix="interval-"))
-    conf = {"execution.checkpointing.dir": str(folder / "ckpt"), "parallelism.default": "2",
-            "execution.runtime-mode": "streaming"}
-    if interval != "0":
-        conf["execution.checkpointing.interval"] = interval
-    session = Session(conf, spark=spark)
-    statements = [s for s in SQL.format(rate=rate, rows=rate * seconds, out=folder / "out").split(";") if s.strip()]
-    for st in statements[:-1]:
-        session.execute_sql(st)
-    started = time.monotonic()
-    job = session.execute_sql(statements[-1]).job.wait(seconds * 10 + 120)
-    wall = time.monotonic() - started
-    epochs = [q.driver.metrics.snapshot().epochs for q in job.queries][0]
-    durations = [e.duration_ms / 1000 for e in epochs]
-    total = 0
-    for f in (folder / "out").rglob("*"):
-        if f.is_file() and not any(p.startswith((".", "_")) for p in f.relative_to(folder / "out").parts):
-            total += sum(json.loads(line)["n"] for line in f.read_text().splitlines() if line.strip())
-    every = 0.0 if interval == "0" else float(interval.split()[0]) / (1000 if "ms" in interval else 1)
-    mean = statistics.mean(durations) if durations else 0.0
-    return {"interval": interval, "epochs": len(epochs), "epoch_s": mean, "busy": sum(durations) / wall,
-            "latency_s": every / 2 + mean, "wall_s": wall, "rows_out": total, "rows_in": rate * seconds,
-            "ok": total == rate * seconds}
+def run(bs: str, admin, work: Path, n: int, interval: str, rate: int, warmup: float, seconds: float) -> dict:
+    from confluent_kafka.admin import NewTopic
+    suffix = f"-{n}"
+    for f in admin.create_topics([NewTopic(f"{t}{suffix}", 2, 1) for t in ("auctions", "bids", "out")]).values():
+        f.result()
+    script = work / f"run{suffix}.sql"
+    script.write_text(SQL.format(bs=bs, suffix=suffix))
+    engine = Engine(script, work / f"ckpt{suffix}", work / f"engine{suffix}.log",
+                    "" if interval == "unset" else interval)
+    producer, output = Producer(bs, rate, suffix), Output(bs, suffix)
+    producer.start()
+    output.start()
+    engine.start(restore=False)
+    time.sleep(warmup)  # the JVM's start and the first epochs: not measured
+    t0, cpu0, events0 = time.time(), engine.cpu_seconds(), producer.produced
+    time.sleep(seconds)
+    t1, cpu1, events1 = time.time(), engine.cpu_seconds(), producer.produced
+    epochs = [(end, d) for end, d in engine.epochs().values() if t0 <= end < t1]
+    lags = sorted(lag for at, lag in output.lags if t0 <= at < t1)
+    producer.stop.set()
+    producer.join()
+    boundary = producer.flush_watermark()
+    with producer.lock:
+        expected = Counter({(w, c, k, s): 1 for (w, c), (k, s) in producer.expected.items()})
+    deadline = time.time() + 300
+    got: Counter = Counter()
+    while time.time() < deadline:
+        got = Counter({k: v for k, v in output.rows.items() if k[0] < boundary})
+        if got == expected:
+            break
+        time.sleep(1)
+    output.stop.set()
+    engine.kill()
+    output.join()
+    durations = sorted(d for _, d in epochs)
+
+    def pct(xs, q):
+        return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else float("nan")
+    return {"interval": interval, "epochs_per_min": len(epochs) * 60 / (t1 - t0), "epoch_s_p50": pct(durations, 0.5),
+            "busy": sum(durations) / (t1 - t0), "cpu_s_per_100k": (cpu1 - cpu0) / max(1, events1 - events0) * 1e5,
+            "lag_s_p50": pct(lags, 0.5), "lag_s_p95": pct(lags, 0.95), "events": events1 - events0,
+            "lost": sum((expected - got).values()), "duplicated": sum((got - expected).values()),
+            "windows": len(expected)}
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--rate", type=int, default=20000)
-    p.add_argument("--seconds", type=int, default=20)
-    p.add_argument("--intervals", default="0,500 ms,2 s,5 s")
-    p.add_argument("--json")
-    args = p.parse_args()
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    from sqlengine.runtime.spark import get_spark
-    spark = get_spark({"spark.master": "local[2]"})
-    run(spark, "0", args.rate, 2)  # warm-up (not reported)
-    results = [run(spark, iv.strip(), args.rate, args.seconds) for iv in args.intervals.split(",")]
-    print(f"{'interval':>9} {'epochs':>7} {'epoch s':>8} {'busy':>6} {'latency s':>10} {'wall s':>7} check")
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rate", type=int, default=2000)
+    ap.add_argument("--warmup", type=float, default=45)
+    ap.add_argument("--seconds", type=float, default=90)
+    ap.add_argument("--intervals", default="unset,1 s,2 s,5 s,10 s")
+    ap.add_argument("--json", default=str(ROOT / "benchmarks" / "results" / "checkpoint_interval.json"))
+    args = ap.parse_args()
+    from confluent_kafka.admin import AdminClient
+    from tests.connectors.kafka.broker import Broker
+    work = Path(tempfile.mkdtemp(prefix="interval-"))
+    (work / "kafka").mkdir()
+    broker = Broker(work / "kafka").start()
+    admin = AdminClient({"bootstrap.servers": broker.bootstrap})
+    try:
+        results = [run(broker.bootstrap, admin, work, n, iv.strip(), args.rate, args.warmup, args.seconds)
+                   for n, iv in enumerate(args.intervals.split(","))]
+    finally:
+        broker.stop()
+    print(f"\n{args.rate} events/s, {args.seconds:g} s measured per interval\n")
+    print(f"{'interval':>9} {'epochs/min':>10} {'epoch s p50':>11} {'busy':>5} {'CPU s/100k ev':>13} "
+          f"{'lag s p50':>9} {'lag s p95':>9}  check")
     for r in results:
-        print(f"{r['interval']:>9} {r['epochs']:7d} {r['epoch_s']:8.2f} {r['busy']:6.0%} {r['latency_s']:10.2f} "
-              f"{r['wall_s']:7.1f} {'ok' if r['ok'] else 'WRONG: %d of %d rows' % (r['rows_out'], r['rows_in'])}")
-    if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=1))
-    return 0 if all(r["ok"] for r in results) else 1
+        check = "ok" if r["lost"] == r["duplicated"] == 0 else f"WRONG: lost {r['lost']}, duplicated {r['duplicated']}"
+        print(f"{r['interval']:>9} {r['epochs_per_min']:10.1f} {r['epoch_s_p50']:11.2f} {r['busy']:5.0%} "
+              f"{r['cpu_s_per_100k']:13.1f} {r['lag_s_p50']:9.1f} {r['lag_s_p95']:9.1f}  {check} "
+              f"({r['windows']} windows)")
+    Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.json).write_text(json.dumps({"rate": args.rate, "seconds": args.seconds, "results": results}, indent=1))
+    return 0 if all(r["lost"] == r["duplicated"] == 0 for r in results) else 1
 
 
 if __name__ == "__main__":

@@ -283,7 +283,7 @@ def _offsets_entry(checkpoint: str, epoch: int) -> Optional[tuple[dict, list[Opt
     import os
     try:
         lines = fs.read_text(os.path.join(checkpoint, "offsets", str(epoch))).splitlines()
-    except OSError:
+    except FileNotFoundError:
         return None
     if len(lines) < 2 or not lines[0].startswith("v"):
         return None

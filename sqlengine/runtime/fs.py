@@ -22,6 +22,11 @@ from urllib.parse import urlparse
 from sqlengine.errors import ExecutionError
 
 
+class FileSystemError(ExecutionError, OSError):
+    """A remote file system failed (unreachable, refused, ...), not a missing file; it
+    names the path."""
+
+
 def remote(path: str) -> bool:
     """Whether ``path`` names a file system other than the local one."""
     scheme = urlparse(path).scheme
@@ -61,11 +66,18 @@ def _call(path: str, fn: Callable[[_Hadoop], object]):
         return fn(_Hadoop(path))
     except Py4JJavaError as exc:
         java = exc.java_exception
-        name = java.getClass().getName()
-        message = (java.getMessage() or "").splitlines()[0] if java.getMessage() else name  # (a server's trace)
-        if name.endswith("FileNotFoundException"):
-            raise FileNotFoundError(f"{path}: {message}") from None
-        raise OSError(f"{path}: {name}: {message}") from None
+        if java.getClass().getName().endswith("FileNotFoundException"):
+            raise FileNotFoundError(f"{path}: {_first_line(java)}") from None
+        inner = java
+        while inner.getCause() is not None and inner.getCause() != inner:
+            inner = inner.getCause()
+        raise FileSystemError(f"Cannot use '{path}': {inner.getClass().getSimpleName()}: {_first_line(inner)}") from exc
+
+
+def _first_line(java) -> str:
+    """A Java exception's message without the server's stack trace an RPC error carries."""
+    message = java.getMessage()
+    return message.splitlines()[0] if message else java.getClass().getSimpleName()
 
 
 def exists(path: str) -> bool:

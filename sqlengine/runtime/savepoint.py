@@ -125,6 +125,6 @@ def _offsets(query: str, epoch: int) -> list:
     """The source offsets after ``epoch`` (Spark's offsets log entry: one line per source)."""
     try:
         lines = fs.read_text(os.path.join(query, "offsets", str(epoch))).splitlines()
-    except OSError:
+    except FileNotFoundError:
         return []
     return [None if ln.strip() in ("", "-") else json.loads(ln) for ln in lines[2:]]

@@ -85,3 +85,12 @@ def test_a_restore_path_on_hdfs_without_a_checkpoint_is_an_error(spark, tmp_path
     with pytest.raises(ExecutionError, match=f"Cannot restore from '{base}/empty': it holds no checkpoint"):
         submit(session, window_script(tmp_path, "out"))
     assert not fs.exists(f"{base}/ckpt/nothing")
+
+
+def test_an_unreachable_file_system_is_one_error_naming_the_path(spark):
+    from tests.connectors.kafka.broker import _free_port
+    path = f"hdfs://127.0.0.1:{_free_port()}/ckpt/job"  # nothing listens there
+    with pytest.raises(fs.FileSystemError) as err:
+        fs.listdir(path)
+    assert str(err.value) == f"Cannot use '{path}': ConnectException: Connection refused"
+    assert isinstance(err.value, OSError)
