@@ -51,7 +51,7 @@ def kafka_bootstrap(tmp_path_factory):
 # each) a long file that starts last keeps one worker busy while the other idles.
 LONGEST_FIRST = ("tests/connectors/kafka/test_fault_matrix.py", "tests/service/test_failover.py",
                  "tests/e2e/test_kill_restart.py", "tests/runtime/test_restart.py", "tests/service/test_cluster.py", "tests/service/test_sql_client.py",
-                 "tests/connectors/kafka/test_outages.py", "tests/connectors/kafka/test_standalone_cluster.py",
+                 "tests/connectors/kafka/test_outages.py", "tests/connectors/kafka/test_standalone_cluster.py", "tests/runtime/test_hdfs_checkpoints.py",
                  "tests/e2e/test_stop_signal.py", "tests/shell/test_terminal.py", "tests/notebook/test_notebook.py",
                  "tests/e2e/test_cli.py", "tests/e2e/test_cli_errors.py", "tests/shell/test_cli_modes.py")
 

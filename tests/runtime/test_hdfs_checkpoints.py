@@ -2,9 +2,11 @@
 ``tests/hdfs.py``): every file of them goes through Hadoop's FileSystem API
 (``sqlengine/runtime/fs.py``), and nothing of them lands on the local disk.
 
-The job is the TUMBLE job of ``window_job.py``. On HDFS it restarts from its checkpoint
-after an in-process failure, is stopped with a savepoint into HDFS, and the savepoint
-restores twice to the same result, exactly the rest of the uninterrupted run's."""
+The job is the TUMBLE job of ``window_job.py``. On HDFS it is stopped with a savepoint into
+HDFS, and the savepoint restores twice to the same result, exactly the rest of the
+uninterrupted run's. (A kill and an in-process restart with the checkpoint on HDFS are
+cells of tests/connectors/kafka/test_fault_matrix.py; the worker kill on a standalone
+cluster is tests/connectors/kafka/test_standalone_cluster.py.)"""
 from __future__ import annotations
 
 import json
@@ -28,27 +30,6 @@ def _state_versions(root: str) -> list[str]:
     """The state tables' version folders under the job checkpoint ``root``."""
     (query,) = fs.subdirs(root)
     return [rel for rel, _ in fs.files(f"{root}/{query}/state") if rel.endswith("/_SUCCESS")]
-
-
-def test_a_job_restarts_from_its_checkpoint_on_hdfs(spark, tmp_path, monkeypatch, base):
-    expected = window_input(tmp_path, N)
-    faults = tmp_path / "faults"
-    faults.mkdir()
-    monkeypatch.setenv("SQLENGINE_FAULT", "after-sink")
-    monkeypatch.setenv("SQLENGINE_FAULT_SKIP", "2")
-    monkeypatch.setenv("SQLENGINE_FAULT_ACTION", f"raise:{faults}")
-    session = new_session(spark, tmp_path, "on-hdfs", PER_EPOCH, **{
-        "execution.checkpointing.dir": f"{base}/ckpt", "restart-strategy.type": "fixed-delay",
-        "restart-strategy.fixed-delay.delay": "0 s"})
-    job = submit(session, window_script(tmp_path, "out")).wait(300)
-    assert job.status == "FINISHED" and job.restarts == 1
-    assert output(tmp_path / "out") == expected, "nothing lost, nothing duplicated"
-    root = f"{base}/ckpt/on-hdfs"
-    assert job.checkpoint_root == root
-    (query,) = fs.subdirs(root)
-    assert fs.last_number(f"{root}/{query}/commits") >= 5 and fs.listdir(f"{root}/{query}/state/_meta")
-    assert _state_versions(root), "the window operator's state is on HDFS"
-    assert not (tmp_path / "ckpt").exists(), "nothing of the checkpoint on the local disk"
 
 
 def test_a_savepoint_on_hdfs_restores_twice_to_the_same_result(spark, tmp_path, monkeypatch, base):
@@ -90,7 +71,12 @@ def test_a_restore_path_on_hdfs_without_a_checkpoint_is_an_error(spark, tmp_path
 def test_an_unreachable_file_system_is_one_error_naming_the_path(spark):
     from tests.connectors.kafka.broker import _free_port
     path = f"hdfs://127.0.0.1:{_free_port()}/ckpt/job"  # nothing listens there
-    with pytest.raises(fs.FileSystemError) as err:
-        fs.listdir(path)
+    hadoop = spark._jsc.hadoopConfiguration()
+    hadoop.setInt("ipc.client.connect.max.retries", 0)  # (the client retries 10 times, a second apart)
+    try:
+        with pytest.raises(fs.FileSystemError) as err:
+            fs.listdir(path)
+    finally:
+        hadoop.unset("ipc.client.connect.max.retries")
     assert str(err.value) == f"Cannot use '{path}': ConnectException: Connection refused"
     assert isinstance(err.value, OSError)
