@@ -245,15 +245,8 @@ class Engine:
         return False
 
     def state_mb(self) -> float:
-        total = 0
-        for folder in self.ckpt.glob("soak/*/state"):
-            for f in folder.rglob("*"):
-                try:
-                    if f.is_file():
-                        total += f.stat().st_size
-                except OSError:
-                    pass
-        return total / 2**20
+        from sqlengine.runtime import fs  # (a walk that tolerates folders vanishing under it)
+        return sum(fs.size(str(folder)) for folder in self.ckpt.glob("soak/*/state")) / 2**20
 
     def epochs(self) -> dict[int, tuple[float, float]]:
         """{epoch: (ended at, duration s)} of the epochs in Spark's commit log."""
@@ -321,9 +314,12 @@ def main() -> None:
             print(f"[{(now - t0) / 60:5.1f} min] the engine exited ({engine.proc.returncode}); restoring", flush=True)
             failures.append((now - t0, "engine exited"))
             engine.start(restore=True)
-        epochs.update(engine.epochs())
-        samples.append({"t": now - t0, "rss_mb": engine.rss_mb(), "state_mb": engine.state_mb(),
-                        "produced": producer.produced})
+        try:  # the engine's files change under the sampling: a sample may fail, the run goes on
+            epochs.update(engine.epochs())
+            samples.append({"t": now - t0, "rss_mb": engine.rss_mb(), "state_mb": engine.state_mb(),
+                            "produced": producer.produced})
+        except OSError as exc:
+            print(f"  (a sample failed: {exc})", flush=True)
         time.sleep(2)
     producer.stop.set()
     producer.join()
