@@ -27,11 +27,10 @@ import json
 import sys
 import tempfile
 import time
-from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from soak import ROOT, SQL, Engine, Output, Producer  # noqa: E402
+from soak import ROOT, SQL, Engine, Output, Producer, check  # noqa: E402
 
 
 def run(bs: str, admin, work: Path, n: int, interval: str, rate: int, warmup: float, seconds: float) -> dict:
@@ -55,16 +54,7 @@ def run(bs: str, admin, work: Path, n: int, interval: str, rate: int, warmup: fl
     lags = sorted(lag for at, lag in output.lags if t0 <= at < t1)
     producer.stop.set()
     producer.join()
-    boundary = producer.flush_watermark()
-    with producer.lock:
-        expected = Counter({(w, c, k, s): 1 for (w, c), (k, s) in producer.expected.items()})
-    deadline = time.time() + 300
-    got: Counter = Counter()
-    while time.time() < deadline:
-        got = Counter({k: v for k, v in output.rows.items() if k[0] < boundary})
-        if got == expected:
-            break
-        time.sleep(1)
+    expected, lost, duplicated = check(producer, output)
     output.stop.set()
     engine.kill()
     output.join()
@@ -75,7 +65,7 @@ def run(bs: str, admin, work: Path, n: int, interval: str, rate: int, warmup: fl
     return {"interval": interval, "epochs_per_min": len(epochs) * 60 / (t1 - t0), "epoch_s_p50": pct(durations, 0.5),
             "busy": sum(durations) / (t1 - t0), "cpu_s_per_100k": (cpu1 - cpu0) / max(1, events1 - events0) * 1e5,
             "lag_s_p50": pct(lags, 0.5), "lag_s_p95": pct(lags, 0.95), "events": events1 - events0,
-            "lost": sum((expected - got).values()), "duplicated": sum((got - expected).values()),
+            "lost": lost, "duplicated": duplicated,
             "windows": len(expected)}
 
 

@@ -323,17 +323,7 @@ def main() -> None:
         time.sleep(2)
     producer.stop.set()
     producer.join()
-    boundary = producer.flush_watermark()
-    with producer.lock:
-        expected = Counter({(w, c, n, s): 1 for (w, c), (n, s) in producer.expected.items()})
-    deadline = time.time() + 300
-    while time.time() < deadline:
-        got = Counter({k: v for k, v in output.rows.items() if k[0] < boundary})
-        if got == expected:
-            break
-        time.sleep(2)
-    got = Counter({k: v for k, v in output.rows.items() if k[0] < boundary})
-    lost, duplicated = sum((expected - got).values()), sum((got - expected).values())
+    expected, lost, duplicated = check(producer, output)
     output.stop.set()
     engine.kill()
     output.join()
@@ -342,6 +332,20 @@ def main() -> None:
     report(samples, epoch_series, output.lags, failures, t0, args, Path(args.out),
            {"windows": len(expected), "bids": sum(n for _, _, n, _ in expected), "lost": lost,
             "duplicated": duplicated})
+
+
+def check(producer: Producer, output: Output, timeout: float = 300) -> tuple[Counter, int, int]:
+    """Stop nothing; move the watermark past every window, wait (up to ``timeout``) for the
+    output to equal the windows of the acknowledged bids; (expected, lost, duplicated)."""
+    boundary = producer.flush_watermark()
+    with producer.lock:
+        expected = Counter({(w, c, n, s): 1 for (w, c), (n, s) in producer.expected.items()})
+    deadline = time.time() + timeout
+    got = Counter({k: v for k, v in output.rows.items() if k[0] < boundary})
+    while got != expected and time.time() < deadline:
+        time.sleep(1)
+        got = Counter({k: v for k, v in output.rows.items() if k[0] < boundary})
+    return expected, sum((expected - got).values()), sum((got - expected).values())
 
 
 def report(samples, epochs, lags, failures, t0, args, out: Path, check: dict) -> None:
