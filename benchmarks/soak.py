@@ -335,7 +335,7 @@ def main() -> None:
 
 
 def check(producer: Producer, output: Output, timeout: float = 300) -> tuple[Counter, int, int]:
-    """Stop nothing; move the watermark past every window, wait (up to ``timeout``) for the
+    """Move the watermark past every window and wait (up to ``timeout``) for the
     output to equal the windows of the acknowledged bids; (expected, lost, duplicated)."""
     boundary = producer.flush_watermark()
     with producer.lock:
