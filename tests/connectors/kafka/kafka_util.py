@@ -24,15 +24,26 @@ def new_topic(bootstrap: str, partitions: int = 1, name: Optional[str] = None) -
 
 
 def produce(bootstrap: str, topic: str, records: Iterable[dict[str, Any]]) -> None:
-    """Records as dicts: value (str/bytes/dict/None), key, partition, timestamp, headers."""
-    p = Producer({"bootstrap.servers": bootstrap, "linger.ms": 5})
+    """Records as dicts: value (str/bytes/dict/None), key, partition, timestamp, headers.
+
+    Idempotent, so each partition holds its records in the order given: a plain producer
+    retries a failed batch (common on a topic just created, before its leader is known)
+    after later batches have landed, and the tests' event times then arrive out of order
+    (a CI run lost a window's records as late that way). A record not delivered fails."""
+    p = Producer({"bootstrap.servers": bootstrap, "linger.ms": 5, "enable.idempotence": True})
+    failed: list = []
+
+    def delivered(err, msg) -> None:
+        if err is not None:
+            failed.append(err)
     for r in records:
         value = r.get("value")
         if isinstance(value, dict):
             value = json.dumps(value)
         kw = {k: r[k] for k in ("partition", "timestamp", "headers") if r.get(k) is not None}
-        p.produce(topic, value=value, key=r.get("key"), **kw)
+        p.produce(topic, value=value, key=r.get("key"), on_delivery=delivered, **kw)
     assert p.flush(30) == 0
+    assert not failed, f"{len(failed)} record(s) not delivered to {topic}: {failed[0]}"
 
 
 def read_all(bootstrap: str, topic: str, committed: bool = True) -> list[Any]:
