@@ -411,6 +411,7 @@ BUILTIN = {
     "kafka": "connectors.kafka.factory",
     "upsert-kafka": "connectors.kafka.factory",
     "jdbc": "connectors.jdbc.factory",
+    "nexmark": "connectors.nexmark",
 }
 
 
