@@ -10,7 +10,7 @@ as the parser hands them over: the catalog stores definitions, it does not plan 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import ClassVar, Mapping, Optional, Union
+from typing import Any, ClassVar, Mapping, Optional, Union
 
 from sqlengine.errors import CatalogError
 from sqlengine.types import DataType, RowField
@@ -210,6 +210,8 @@ class CatalogFunction:
     class_name: str
     language: str = "PYTHON"
     is_temporary: bool = False
+    # A function object registered through the Python API (``udf(...)``), not by name.
+    instance: Any = field(default=None, compare=False, hash=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.language not in FUNCTION_LANGUAGES:

@@ -54,3 +54,45 @@ class Session(SessionState):
             raise to_engine_error(exc).with_span(stmt.span)
         result.span = stmt.span
         return result
+
+    # -- user-defined functions (PyFlink's TableEnvironment methods) ---------------------
+    def create_temporary_system_function(self, name: str, function) -> None:
+        """Register a ``udf(...)`` under ``name``, before the built-ins, for this session."""
+        self.catalogs.create_temporary_system_function(name, _function(function))
+
+    def create_temporary_function(self, path: str, function) -> None:
+        """Register a ``udf(...)`` as a temporary function of the current (or named) catalog
+        and database: ``path`` is ``[catalog.][database.]name``."""
+        self.catalogs.create_temporary_function(self.catalogs.qualify(path.split(".")), _function(function))
+
+    def create_function(self, path: str, function_class_name: str, ignore_if_exists: bool = False) -> None:
+        """A catalog function from a Python ``module.attribute`` name (CREATE FUNCTION ... LANGUAGE PYTHON)."""
+        from catalog.objects import CatalogFunction
+        self.catalogs.create_function(self.catalogs.qualify(path.split(".")),
+                                      CatalogFunction(function_class_name, "PYTHON"), ignore_if_exists)
+
+    def drop_temporary_system_function(self, name: str) -> bool:
+        try:
+            self.catalogs.drop_temporary_system_function(name)
+        except Exception:  # noqa: BLE001 - PyFlink answers whether it existed
+            return False
+        return True
+
+    def drop_temporary_function(self, path: str) -> bool:
+        try:
+            self.catalogs.drop_temporary_function(self.catalogs.qualify(path.split(".")))
+        except Exception:  # noqa: BLE001
+            return False
+        return True
+
+
+def _function(function):
+    from catalog.objects import CatalogFunction
+    from sqlengine.udf import UserDefinedScalarFunction
+    if not isinstance(function, UserDefinedScalarFunction):
+        raise TypeError(f"{function!r} is not a user-defined function: wrap it with "
+                        f"sqlengine.udf.udf(..., result_type=...)")
+    name = getattr(function.func, "__qualname__", type(function.func).__name__)
+    module = getattr(function.func, "__module__", "")
+    return CatalogFunction(f"{module}.{name}" if module else name, "PYTHON", instance=function)
+

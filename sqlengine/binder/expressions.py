@@ -560,6 +560,9 @@ class ExprBinder:
                 args.append(value)
         return self.call(name, args, node)
 
+    def python_call(self, fn, name: str, args: list[Expr], node: exp.Expression) -> Expr:
+        return _python_call(self, fn, name, args, node)
+
     # -- aggregates ---------------------------------------------------------------------
     def aggregate(self, node: exp.Expression) -> Expr:
         if self.scope.on_aggregate is None:
@@ -573,7 +576,13 @@ class ExprBinder:
         return self.call_bound(name, [self.bind(a) for a in args], node)
 
     def call_bound(self, name: str, args: list[Expr], node: exp.Expression) -> Expr:
+        from sqlengine.functions import python_udf
+        user = python_udf.find_system(name)  # temporary system functions come before the built-ins
         fn = lookup_scalar(name)
+        if user is None and fn is None and lookup_aggregate(name) is None:
+            user = python_udf.find_catalog([node.name if isinstance(node, exp.Anonymous) else name])
+        if user is not None:
+            return self.python_call(user, node.name if isinstance(node, exp.Anonymous) else name.lower(), args, node)
         if fn is None:
             if lookup_aggregate(name) is not None:
                 return self.aggregate(node)
@@ -584,6 +593,27 @@ class ExprBinder:
         except ValidationError as err:
             raise err.with_span(self.span(node))
         return Call(result, name, tuple(args))
+
+
+def _python_call(binder: "ExprBinder", fn, name: str, args: list[Expr], node: exp.Expression) -> Expr:
+    """A user-defined Python function's call: its arguments cast to its ``input_types``."""
+    from sqlengine.functions.casts import cast_allowed
+    from sqlengine.plan.nodes import PyCall
+    if fn.input_types is not None:
+        if len(fn.input_types) != len(args):
+            raise binder.error(f"Function '{name}' takes {len(fn.input_types)} argument(s), "
+                               f"{len(args)} given", node)
+        cast = []
+        for a, t in zip(args, fn.input_types):
+            if a.type.sql(False) == t.sql(False):
+                cast.append(a)
+            elif a.type.root == "NULL" or cast_allowed(a.type, t):
+                cast.append(Cast(t, a))
+            else:
+                raise binder.error(f"Function '{name}' takes {t.sql(False)} where {a.type.sql(False)} "
+                                   f"was given", node)
+        args = cast
+    return PyCall(fn.result_type, name, tuple(args), fn)
 
 
 def _json_options(null_handling: str, members: list[Expr]) -> Lit:

@@ -40,6 +40,10 @@ class QueryBinder:
 
     # -- queries ---------------------------------------------------------------------
     def bind_query(self, node: exp.Expression) -> P.Node:
+        from sqlengine.functions.python_udf import USER_FUNCTIONS, resolving
+        if USER_FUNCTIONS.get() is not self.catalogs:
+            with resolving(self.catalogs):
+                return self.bind_query(node)
         with_ = node.args.get("with_") if isinstance(node, exp.Query) else None
         if with_ is not None:
             return self.bind_with(node, with_)

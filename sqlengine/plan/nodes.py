@@ -75,6 +75,13 @@ class Call(Expr):
 
 
 @dataclass(frozen=True)
+class PyCall(Call):
+    """A call of a user-defined Python function (sqlengine/functions/python_udf.py);
+    ``function`` is its ``UserDefinedScalarFunction``."""
+    function: Any = field(default=None, compare=False, hash=False, repr=False)
+
+
+@dataclass(frozen=True)
 class Cast(Expr):
     arg: Expr
     safe: bool = False

@@ -39,6 +39,9 @@ class ExprLowerer:
             return self.literal(e)
         if isinstance(e, P.Cast):
             return lower_cast(self.lower(e.arg), e.arg.type, e.type, e.safe, self.ctx)
+        if isinstance(e, P.PyCall):
+            from sqlengine.functions import python_udf
+            return python_udf.lower(e.function, e.name, [self.lower(a) for a in e.args], e.type)
         if isinstance(e, P.Call):
             fn = lookup_scalar(e.name)
             if fn is None:

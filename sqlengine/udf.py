@@ -1,0 +1,171 @@
+"""User-defined scalar functions in Python, as PyFlink's ``pyflink.table.udf`` has them.
+
+    from sqlengine.udf import udf, ScalarFunction, DataTypes
+
+    @udf(result_type=DataTypes.BIGINT())
+    def count_char(s, c):
+        return s.count(c)
+
+    @udf(result_type="BIGINT", func_type="pandas")      # vectorized: pandas Series in and out
+    def add(a, b):
+        return a + b
+
+    class Lower(ScalarFunction):
+        def eval(self, s):
+            return s.lower()
+    lower = udf(Lower(), result_type=DataTypes.STRING())
+
+Register one with ``Session.create_temporary_system_function("count_char", count_char)``
+(or ``create_temporary_function``), or name it in SQL:
+``CREATE TEMPORARY FUNCTION count_char AS 'my_module.count_char' LANGUAGE PYTHON``.
+
+``func_type="general"`` (the default) calls the function once per row with Python values
+(None for NULL), ``"pandas"`` once per Arrow batch with pandas Series. ``result_type`` is
+required (a ``DataTypes`` type or its SQL text); ``input_types``, when given, are the types
+the arguments are cast to. A function that raises fails the job with an error naming the
+function and the row.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Optional, Union
+
+from sqlengine import types as T
+
+
+class FunctionContext:
+    """What ``ScalarFunction.open`` receives (PyFlink's): job parameters."""
+
+    def __init__(self, params: Optional[dict[str, str]] = None):
+        self._params = dict(params or {})
+
+    def get_job_parameter(self, key: str, default_value: Optional[str] = None) -> Optional[str]:
+        return self._params.get(key, default_value)
+
+
+class ScalarFunction:
+    """A class-based scalar function: ``eval`` per row, ``open``/``close`` around a task's use."""
+
+    def open(self, function_context: FunctionContext) -> None:
+        pass
+
+    def eval(self, *args: Any) -> Any:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+    def is_deterministic(self) -> bool:
+        return True
+
+
+class DataTypes:
+    """PyFlink's ``DataTypes`` constructors, giving sqlengine types."""
+
+    @staticmethod
+    def BOOLEAN(nullable: bool = True) -> T.DataType:
+        return T.BOOLEAN(nullable)
+
+    @staticmethod
+    def TINYINT(nullable: bool = True) -> T.DataType:
+        return data_type("TINYINT", "TINYINT").with_nullable(nullable)
+
+    @staticmethod
+    def SMALLINT(nullable: bool = True) -> T.DataType:
+        return data_type("SMALLINT", "SMALLINT").with_nullable(nullable)
+
+    @staticmethod
+    def INT(nullable: bool = True) -> T.DataType:
+        return T.INT(nullable)
+
+    @staticmethod
+    def BIGINT(nullable: bool = True) -> T.DataType:
+        return T.BIGINT(nullable)
+
+    @staticmethod
+    def FLOAT(nullable: bool = True) -> T.DataType:
+        return data_type("FLOAT", "FLOAT").with_nullable(nullable)
+
+    @staticmethod
+    def DOUBLE(nullable: bool = True) -> T.DataType:
+        return T.DOUBLE(nullable)
+
+    @staticmethod
+    def DECIMAL(precision: int, scale: int, nullable: bool = True) -> T.DataType:
+        return T.DECIMAL(precision, scale, nullable)
+
+    @staticmethod
+    def STRING(nullable: bool = True) -> T.DataType:
+        return T.STRING(nullable)
+
+    @staticmethod
+    def VARCHAR(length: int, nullable: bool = True) -> T.DataType:
+        return T.VARCHAR(length, nullable)
+
+    @staticmethod
+    def DATE(nullable: bool = True) -> T.DataType:
+        return T.DATE(nullable)
+
+    @staticmethod
+    def TIMESTAMP(precision: int = 6, nullable: bool = True) -> T.DataType:
+        return T.TIMESTAMP(precision, nullable)
+
+    @staticmethod
+    def BYTES(nullable: bool = True) -> T.DataType:
+        return data_type("BYTES", "BYTES").with_nullable(nullable)
+
+
+TypeLike = Union[T.DataType, str]
+
+
+def data_type(value: TypeLike, what: str) -> T.DataType:
+    """A ``DataTypes`` type, or SQL text such as ``'BIGINT'`` or ``'ROW<a INT, b STRING>'``."""
+    if isinstance(value, T.DataType):
+        return value
+    if isinstance(value, str):
+        from sqlengine.binder.types import to_flink
+        from sqlengine.dialect.script import parse_one
+        cast = parse_one(f"SELECT CAST(NULL AS {value})").expressions[0]
+        return to_flink(cast.args["to"])
+    raise TypeError(f"{what}: expected a DataTypes type or its SQL text, got {value!r}")
+
+
+class UserDefinedScalarFunction:
+    """What ``udf`` returns: the function, its types and how it is called."""
+
+    def __init__(self, func: Union[Callable, ScalarFunction], result_type: TypeLike,
+                 input_types: Optional[list[TypeLike]] = None, func_type: str = "general",
+                 deterministic: Optional[bool] = None, name: Optional[str] = None):
+        if func_type not in ("general", "pandas"):
+            raise ValueError(f"func_type must be 'general' or 'pandas', got {func_type!r}")
+        if result_type is None:
+            raise TypeError("udf: result_type must be given")
+        self.func = func
+        self.result_type = data_type(result_type, "result_type")
+        self.input_types = None if input_types is None else [data_type(t, "input_types") for t in input_types]
+        self.func_type = func_type
+        if deterministic is None:
+            deterministic = func.is_deterministic() if isinstance(func, ScalarFunction) else True
+        self.deterministic = deterministic
+        self.name = name or getattr(func, "__name__", None) or type(func).__name__
+
+    def __call__(self, *args: Any) -> Any:
+        f = self.func.eval if isinstance(self.func, ScalarFunction) else self.func
+        return f(*args)
+
+    def __repr__(self) -> str:
+        return f"udf({self.name}, result_type={self.result_type.sql(False)}, func_type={self.func_type!r})"
+
+
+def udf(f: Optional[Union[Callable, ScalarFunction]] = None, input_types: Optional[list[TypeLike]] = None,
+        result_type: Optional[TypeLike] = None, deterministic: Optional[bool] = None, name: Optional[str] = None,
+        func_type: str = "general", udf_type: Optional[str] = None) -> Any:
+    """PyFlink's ``udf``: as a decorator (``@udf(result_type=...)``) or a call
+    (``udf(f, result_type=...)``); ``udf_type`` is PyFlink's old name of ``func_type``."""
+    kind = udf_type or func_type
+
+    def wrap(func: Union[Callable, ScalarFunction]) -> UserDefinedScalarFunction:
+        return UserDefinedScalarFunction(func, result_type, input_types, kind, deterministic, name)
+    return wrap if f is None else wrap(f)
+
+
+__all__ = ["DataTypes", "FunctionContext", "ScalarFunction", "UserDefinedScalarFunction", "udf"]

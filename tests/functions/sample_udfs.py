@@ -1,0 +1,38 @@
+"""User-defined functions the Python UDF tests load by name (``CREATE FUNCTION ... AS
+'tests.functions.sample_udfs.<name>' LANGUAGE PYTHON``)."""
+from sqlengine.udf import DataTypes, FunctionContext, ScalarFunction, udf
+
+
+@udf(result_type=DataTypes.BIGINT())
+def count_char(s, c):
+    return None if s is None else s.count(c)
+
+
+@udf(result_type="DOUBLE", func_type="pandas")
+def half(x):
+    return x / 2.0
+
+
+class Tagged(ScalarFunction):
+    def open(self, function_context: FunctionContext) -> None:
+        self.prefix = "tag-"
+
+    def eval(self, x):
+        return None if x is None else self.prefix + str(x)
+
+
+tagged = udf(Tagged(), result_type=DataTypes.STRING())
+
+
+@udf(input_types=[DataTypes.STRING()], result_type=DataTypes.INT())
+def length_of_text(s):
+    return len(s)
+
+
+@udf(result_type=DataTypes.BIGINT())
+def ten_by(x):
+    return 10 // x
+
+
+def plain(x):
+    return x
