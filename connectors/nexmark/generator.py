@@ -161,6 +161,14 @@ class Draws:
         """``nextInt(bound)`` (RandomSupport.boundedNextInt), bound a scalar or per row."""
         with np.errstate(over="ignore"):
             r = _mix32(self._next(rows)).astype(np.int64)
+        if isinstance(bound, (int, np.integer)):  # the common case: one bound, rarely a rejection
+            b = int(bound)
+            if b & (b - 1) == 0:
+                return r & (b - 1)
+            u = (r & 0xFFFFFFFF) >> 1
+            res = u % b
+            if not (u + (b - 1) - res > 0x7FFFFFFF).any():
+                return res
         n = len(r)
         bound = np.broadcast_to(np.asarray(bound, dtype=np.int64), (n,))
         m = bound - 1
@@ -509,29 +517,29 @@ def generate(split: Split, counts: np.ndarray) -> pa.RecordBatch:
     ts = _timestamp(c, adjusted)
     rem = eid % c.total
     kind = np.where(rem < c.person_proportion, 0, np.where(rem < c.person_proportion + c.auction_proportion, 1, 2))
-    draws = Draws(eid)
     people, auctions, bids = (Rows(n, np.nonzero(kind == k)[0]) for k in (0, 1, 2))
-    arrays = [pa.array(kind.astype(np.int32), pa.int32()), _persons(c, draws, eid, ts, people),
-              _auctions(c, draws, eid, ts, counts, auctions), _bids(c, draws, eid, ts, bids)]
+    arrays = [pa.array(kind.astype(np.int32), pa.int32()), _persons(c, eid, ts, people),
+              _auctions(c, eid, ts, counts, auctions), _bids(c, eid, ts, bids)]
     return pa.RecordBatch.from_arrays(arrays, schema=SCHEMA)
 
 
-def _persons(c: Config, d: Draws, eid_all, ts_all, at: Rows) -> pa.Array:
+def _persons(c: Config, eid_all, ts_all, at: Rows) -> pa.Array:
     rows = at.index
     if not len(rows):
         return at.struct([], PERSON)
     eid, ts = eid_all[rows], ts_all[rows]
-    first = d.next_int(len(FIRST_NAMES), rows)
-    last = d.next_int(len(LAST_NAMES), rows)
+    d = Draws(eid)  # the events' own generators: whole-array draws
+    first = d.next_int(len(FIRST_NAMES))
+    last = d.next_int(len(LAST_NAMES))
     name_ix = first * len(LAST_NAMES) + last
-    user, host = d.next_string(7, rows=rows), d.next_string(5, rows=rows)
-    cards = np.stack([d.next_int(10000, rows) for _ in range(4)], axis=1)
-    city = d.next_int(len(US_CITIES), rows)
-    state = d.next_int(len(US_STATES), rows)
+    user, host = d.next_string(7, rows=None), d.next_string(5, rows=None)
+    cards = np.stack([d.next_int(10000) for _ in range(4)], axis=1)
+    city = d.next_int(len(US_CITIES))
+    state = d.next_int(len(US_STATES))
     name_len = _table(tuple(_NAMES))[1][name_ix]
     email_len = user.lengths + host.lengths + 5
     size = 8 + name_len + email_len + 19 + _table(tuple(US_CITIES))[1][city] + _table(tuple(US_STATES))[1][state]
-    extra = _extra_text(d, size, c.person_avg_size, rows)
+    extra = _extra_text(d, size, c.person_avg_size, None)
     m = len(rows)
     digits = np.zeros((m, 19), np.uint8)
     digits[:, [4, 9, 14]] = ord(" ")
@@ -544,60 +552,62 @@ def _persons(c: Config, d: Draws, eid_all, ts_all, at: Rows) -> pa.Array:
                       at.text([(US_STATES, state)]), at.times(ts), at.text([extra])], PERSON)
 
 
-def _auctions(c: Config, d: Draws, eid_all, ts_all, counts_all, at: Rows) -> pa.Array:
+def _auctions(c: Config, eid_all, ts_all, counts_all, at: Rows) -> pa.Array:
     rows = at.index
     if not len(rows):
         return at.struct([], AUCTION)
     eid, ts, counts = eid_all[rows], ts_all[rows], counts_all[rows]
-    hot = d.next_int(c.hot_sellers_ratio, rows) > 0
+    d = Draws(eid)
+    hot = d.next_int(c.hot_sellers_ratio) > 0
     seller = (_last_person(c, eid) // HOT_SELLER_RATIO) * HOT_SELLER_RATIO
     cold = np.nonzero(~hot)[0]
     if len(cold):
-        seller[cold] = _next_person(c, d, eid[cold], rows[cold])
+        seller[cold] = _next_person(c, d, eid[cold], cold)
     seller += FIRST_PERSON_ID
-    category = FIRST_CATEGORY_ID + d.next_int(NUM_CATEGORIES, rows)
-    initial = d.next_price(rows)
+    category = FIRST_CATEGORY_ID + d.next_int(NUM_CATEGORIES)
+    initial = d.next_price()
     # nextAuctionLengthMs: an average length of the time till numInFlightAuctions more auctions
     current = _adjusted(c, 1 + counts)
     ahead = (c.num_in_flight_auctions * c.total) // c.auction_proportion
     horizon = _timestamp(c, current + ahead) - ts
-    expires = ts + 1 + d.next_long(np.maximum(horizon * 2, 1), rows)
-    name, desc = d.next_string(20, rows=rows), d.next_string(100, rows=rows)
-    reserve = initial + d.next_price(rows)
+    expires = ts + 1 + d.next_long(np.maximum(horizon * 2, 1))
+    name, desc = d.next_string(20, rows=None), d.next_string(100, rows=None)
+    reserve = initial + d.next_price()
     size = 8 + name.lengths + desc.lengths + 40
-    extra = _extra_text(d, size, c.auction_avg_size, rows)
+    extra = _extra_text(d, size, c.auction_avg_size, None)
     return at.struct([at.numbers(_last_auction(c, eid) + FIRST_AUCTION_ID), at.text([name]), at.text([desc]),
                       at.numbers(initial), at.numbers(reserve), at.times(ts), at.times(expires), at.numbers(seller),
                       at.numbers(category), at.text([extra])], AUCTION)
 
 
-def _bids(c: Config, d: Draws, eid_all, ts_all, at: Rows) -> pa.Array:
+def _bids(c: Config, eid_all, ts_all, at: Rows) -> pa.Array:
     rows = at.index
     if not len(rows):
         return at.struct([], BID)
     eid, ts = eid_all[rows], ts_all[rows]
+    d = Draws(eid)  # the events' own generators: whole-array draws
     m = len(rows)
-    hot = d.next_int(c.hot_auction_ratio, rows) > 0
+    hot = d.next_int(c.hot_auction_ratio) > 0
     auction = (_last_auction(c, eid) // HOT_AUCTION_RATIO) * HOT_AUCTION_RATIO
     cold = np.nonzero(~hot)[0]
     if len(cold):
-        auction[cold] = _next_auction(c, d, eid[cold], rows[cold])
+        auction[cold] = _next_auction(c, d, eid[cold], cold)
     auction += FIRST_AUCTION_ID
-    hot = d.next_int(c.hot_bidders_ratio, rows) > 0
+    hot = d.next_int(c.hot_bidders_ratio) > 0
     bidder = (_last_person(c, eid) // HOT_BIDDER_RATIO) * HOT_BIDDER_RATIO + 1
     cold = np.nonzero(~hot)[0]
     if len(cold):
-        bidder[cold] = _next_person(c, d, eid[cold], rows[cold])
+        bidder[cold] = _next_person(c, d, eid[cold], cold)
     bidder += 2 * FIRST_PERSON_ID  # the reference adds it twice
-    price = d.next_price(rows)
+    price = d.next_price()
     channel = np.zeros(m, np.int64)
-    hot_channel = d.next_int(2, rows) > 0
+    hot_channel = d.next_int(2) > 0
     hot, cold = np.nonzero(hot_channel)[0], np.nonzero(~hot_channel)[0]
     if len(hot):
-        channel[hot] = d.next_int(len(HOT_CHANNELS), rows[hot])
+        channel[hot] = d.next_int(len(HOT_CHANNELS), hot)
     if len(cold):
-        channel[cold] = len(HOT_CHANNELS) + d.next_int(CHANNELS_NUMBER, rows[cold])
-    extra = _extra_text(d, np.full(m, 32, np.int64), c.bid_avg_size, rows)
+        channel[cold] = len(HOT_CHANNELS) + d.next_int(CHANNELS_NUMBER, cold)
+    extra = _extra_text(d, np.full(m, 32, np.int64), c.bid_avg_size, None)
     names, urls = channels()
     return at.struct([at.numbers(auction), at.numbers(bidder), at.numbers(price), at.text([(names, channel)]),
                       at.text([(urls, channel)]), at.times(ts), at.text([extra])], BID)

@@ -1,7 +1,7 @@
 """Key groups as Flink has them: a job killed with SIGKILL (a real CLI process) restores at
 another parallelism with no setting, three times, 2 -> 4 -> 3 -> 1 tasks, over the default 128 key
 groups; each restore moves ranges of key groups between tasks, and the committed results
-equal an uninterrupted run's and Apache Flink 2.3's (``rescale/flink``, see its README).
+equal Apache Flink 2.3's (``rescale/flink``, see its README).
 
 The job is one statement set: a TUMBLE window aggregation joined with a table, and a
 regular join feeding a Top-3 whose changelog goes epoch by epoch into a filesystem sink
@@ -42,9 +42,10 @@ END;
 """
 
 
-def _args(ckpt: Path, parallelism: int, restore: bool) -> list[str]:
+def _args(ckpt: Path, parallelism: int, restore: bool, lines: int = 80) -> list[str]:
+    """80 lines per epoch: the 720 orders in 9 epochs (and the customers' in one)."""
     out = ["-D", f"execution.checkpointing.dir={ckpt}", "-D", "pipeline.job-id=rescale",
-           "-D", f"parallelism.default={parallelism}", "-D", "sqlengine.filesystem.max-lines-per-batch=40"]
+           "-D", f"parallelism.default={parallelism}", "-D", f"sqlengine.filesystem.max-lines-per-batch={lines}"]
     return out + (["-D", f"execution.state-recovery.path={ckpt / 'rescale'}"] if restore else [])
 
 
@@ -81,28 +82,21 @@ def _flink(name: str) -> Counter:
 
 
 def test_sigkill_then_restore_at_4_then_at_3_then_at_1_task(tmp_path):
-    """Killed at 2 tasks after 3 epochs, restored at 4 and killed again after 3 more,
-    restored at 3 and killed after 3 more, restored at 1 to the end: both sinks hold
-    exactly the uninterrupted run's rows, which are Flink's."""
-    full = tmp_path / "full"
-    (full / "job.sql").parent.mkdir()
-    (full / "job.sql").write_text(SCRIPT.format(src=HERE / "input", out=full / "out"))
-    res = run_cli("-f", str(full / "job.sql"), *_args(full / "ckpt", 2, False))
-    assert res.returncode == 0, res.stderr[-2000:]
-    assert _windows(full / "out") == _flink("windows_out")
-    assert _top3(full / "out") == _flink("top3")
-
+    """Killed at 2 tasks after 2 epochs, restored at 4 and killed again after 2 more,
+    restored at 3 and killed after 2 more, restored at 1 to the end (10 epochs in all):
+    both sinks hold exactly Flink's rows (an uninterrupted run's, as the conformance
+    cases show for these shapes)."""
     split = tmp_path / "split"
     split.mkdir()
     script = split / "job.sql"
     script.write_text(SCRIPT.format(src=HERE / "input", out=split / "out"))
     ckpt = split / "ckpt"
-    _run_until(script, ckpt, 2, False, count=3)
+    _run_until(script, ckpt, 2, False, count=2)
     assert _parallelism_of_last_epoch(ckpt) == 2
-    _run_until(script, ckpt, 4, True, count=6)
+    _run_until(script, ckpt, 4, True, count=4)
     assert _parallelism_of_last_epoch(ckpt) == 4
     assert sum(_windows(split / "out").values()) < sum(_flink("windows_out").values()), "killed midway"
-    _run_until(script, ckpt, 3, True, count=9)
+    _run_until(script, ckpt, 3, True, count=6)
     assert _parallelism_of_last_epoch(ckpt) == 3
     res = run_cli("-f", str(script), *_args(ckpt, 1, True))
     assert res.returncode == 0, res.stderr[-2000:]
