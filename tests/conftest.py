@@ -49,11 +49,21 @@ def kafka_bootstrap(tmp_path_factory):
 
 # The longest test files, first: under pytest-xdist (test.sh runs two workers, whole files
 # each) a long file that starts last keeps one worker busy while the other idles.
-LONGEST_FIRST = ("tests/connectors/kafka/test_fault_matrix.py", "tests/service/test_failover.py",
-                 "tests/e2e/test_kill_restart.py", "tests/runtime/test_restart.py", "tests/service/test_cluster.py", "tests/service/test_sql_client.py",
-                 "tests/connectors/kafka/test_outages.py", "tests/connectors/kafka/test_standalone_cluster.py", "tests/runtime/test_hdfs_checkpoints.py",
-                 "tests/e2e/test_stop_signal.py", "tests/shell/test_terminal.py", "tests/notebook/test_notebook.py",
-                 "tests/e2e/test_cli.py", "tests/e2e/test_cli_errors.py", "tests/shell/test_cli_modes.py")
+LONGEST_FIRST = (  # by their time in a CI run, longest first (pytest-xdist hands whole files out in this order)
+    "tests/connectors/kafka/test_fault_matrix.py", "tests/e2e/test_cli_errors.py", "tests/runtime/test_epoch_aggregates.py",
+    "tests/runtime/test_epoch_joins_ranks.py", "tests/conformance/test_extra.py", "tests/runtime/test_restart.py",
+    "tests/conformance/test_conformance.py", "tests/connectors/kafka/test_standalone_cluster.py",
+    "tests/service/test_failover.py", "tests/e2e/test_kill_restart.py", "tests/service/test_rest_api.py",
+    "tests/e2e/test_rescale_restore.py", "tests/nexmark/test_nexmark_queries.py", "tests/service/test_cluster.py",
+    "tests/connectors/kafka/test_kafka_connector.py", "tests/shell/test_cli_modes.py",
+    "tests/connectors/kafka/test_outages.py", "tests/e2e/test_statement_set.py", "tests/binder/test_batch_rows.py",
+    "tests/functions/test_python_udf.py", "tests/connectors/nexmark/test_nexmark.py", "tests/e2e/test_cli.py",
+    "tests/e2e/test_shuffles.py", "tests/connectors/kafka/test_changelog_sources.py", "tests/shell/test_terminal.py",
+    "tests/runtime/test_hdfs_checkpoints.py", "tests/e2e/test_bad_input.py", "tests/service/test_sql_client.py",
+    "tests/e2e/test_stop_signal.py", "tests/notebook/test_notebook.py", "tests/runtime/test_result_stream.py",
+    "tests/connectors/filesystem/test_filesystem_conformance_io.py", "tests/e2e/test_changelog_print.py",
+    "tests/service/test_openapi.py", "tests/runtime/test_state_ttl.py", "tests/connectors/jdbc/test_jdbc_connector.py",
+    "tests/runtime/test_savepoints.py", "tests/service/test_dashboard.py")
 
 
 def pytest_collection_modifyitems(config, items):

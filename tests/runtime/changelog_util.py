@@ -29,7 +29,7 @@ def materialize(changes: list[list]) -> Counter:
     return table
 
 
-def run_both(spark, tmp_path: Path, ddl: str, query: str, lines_per_epoch: int = 7,
+def run_both(spark, tmp_path: Path, ddl: str, query: str, lines_per_epoch: int = 12,
              conf: dict[str, str] | None = None) -> tuple[list, Counter, Counter]:
     """(changelog, materialized streaming result, batch result) of ``query`` (``conf``:
     more session settings)."""
