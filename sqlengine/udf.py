@@ -32,14 +32,7 @@ from typing import Any, Callable, Optional, Union
 from sqlengine import types as T
 
 
-class FunctionContext:
-    """What ``ScalarFunction.open`` receives (PyFlink's): job parameters."""
-
-    def __init__(self, params: Optional[dict[str, str]] = None):
-        self._params = dict(params or {})
-
-    def get_job_parameter(self, key: str, default_value: Optional[str] = None) -> Optional[str]:
-        return self._params.get(key, default_value)
+from sqlengine.functions.python_udf import FunctionContext  # noqa: E402  (defined below the API, re-exported)
 
 
 class ScalarFunction:

@@ -58,9 +58,23 @@ def find_catalog(parts: list[str]) -> Optional[Any]:
     return None if fn is None else instantiate(fn, ".".join(parts))
 
 
+class FunctionContext:
+    """What ``ScalarFunction.open`` receives (PyFlink's): job parameters."""
+
+    def __init__(self, params: Optional[dict] = None):
+        self._params = dict(params or {})
+
+    def get_job_parameter(self, key: str, default_value: Optional[str] = None) -> Optional[str]:
+        return self._params.get(key, default_value)
+
+
+def _is_udf(obj: Any) -> bool:
+    """A ``sqlengine.udf.UserDefinedScalarFunction`` (by its shape: this layer does not import the API's)."""
+    return all(hasattr(obj, a) for a in ("func", "result_type", "func_type", "input_types"))
+
+
 def instantiate(fn: Any, name: str) -> Any:
     """The ``UserDefinedScalarFunction`` behind a catalog function."""
-    from sqlengine.udf import ScalarFunction, UserDefinedScalarFunction
     if fn.instance is not None:
         obj = fn.instance
     elif fn.language != "PYTHON":
@@ -79,11 +93,11 @@ def instantiate(fn: Any, name: str) -> Any:
         from pyspark import cloudpickle
         with contextlib.suppress(Exception):  # e.g. a built-in module
             cloudpickle.register_pickle_by_value(module)
-    if isinstance(obj, ScalarFunction) or (callable(obj) and not isinstance(obj, UserDefinedScalarFunction)):
+    if not _is_udf(obj) and (hasattr(obj, "eval") or callable(obj)):
         raise ValidationError(
             f"Function '{name}': '{fn.class_name or obj!r}' is not a user-defined function: wrap it with "
             f"sqlengine.udf.udf(..., result_type=...).")
-    if not isinstance(obj, UserDefinedScalarFunction):
+    if not _is_udf(obj):
         raise ValidationError(f"Function '{name}': '{fn.class_name}' is not a user-defined function.")
     return obj
 
@@ -91,13 +105,13 @@ def instantiate(fn: Any, name: str) -> Any:
 def lower(fn: Any, name: str, cols: list[Column], result: DataType) -> Column:
     """The call as a Spark column: a pandas UDF or an Arrow-optimized row-at-a-time UDF."""
     from pyspark.sql import functions as F
-    from sqlengine.udf import FunctionContext, ScalarFunction
     target = fn.func
+    is_class = hasattr(target, "eval") and hasattr(target, "open")
     spark_type = result.to_spark()
     state: dict = {}
 
     def body():
-        if isinstance(target, ScalarFunction):
+        if is_class:
             if "open" not in state:
                 target.open(FunctionContext())
                 state["open"] = True
