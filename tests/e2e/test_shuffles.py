@@ -160,11 +160,18 @@ def top_level_args(text: str) -> list[str]:
 def epoch_plans(session, sql: str) -> list[str]:
     """The executed plans of every Spark action the streaming SELECT's epochs ran."""
     store = session.spark._jsparkSession.sharedState().statusStore()
-    before = store.executionsList().size()
+
+    def last_id() -> int:
+        ex = store.executionsList()
+        return max((ex.apply(i).executionId() for i in range(ex.size())), default=-1)
+    # By execution id, not list position: the store keeps the last spark.sql.ui.retainedExecutions
+    # (1000), so after many jobs in one process its size no longer grows.
+    before = last_id()
     result = session.execute_sql(sql)
     assert result.rows, sql  # ran to the end of the bounded input
     executions = store.executionsList()
-    return [executions.apply(i).physicalPlanDescription() for i in range(before, executions.size())]
+    return [executions.apply(i).physicalPlanDescription() for i in range(executions.size())
+            if executions.apply(i).executionId() > before]
 
 
 @pytest.mark.parametrize("shape", STREAMING)
