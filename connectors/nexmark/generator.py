@@ -288,7 +288,7 @@ class Rows:
                 width = max(int(length.max(initial=0)), 1)
                 big = _reusable_extra()
                 chars = np.lib.stride_tricks.sliding_window_view(big, width)[np.minimum(start, len(big) - width)]
-                lo, hi = start - np.minimum(start, len(big) - width), None
+                lo = start - np.minimum(start, len(big) - width)
                 hi = lo + length
             else:
                 matrix, sizes = _table(p[0] if isinstance(p[0], tuple) else tuple(p[0]))
