@@ -198,25 +198,10 @@ def _plan(pos: list[int], end: list[int], tasks: int, base: int) -> list[Task]:
 
 
 def _cap(pos: list[int], end: list[int], limit: int) -> list[int]:
-    """At most ``limit`` events in all, shared evenly (a generator with fewer left gives
-    its share to the others)."""
-    left = [max(0, e - p) for p, e in zip(pos, end)]
-    if limit <= 0 or sum(left) <= limit:
-        return list(end)
-    take = [0] * len(left)
-    budget = limit
-    open_ = [i for i, n in enumerate(left) if n > 0]
-    while budget > 0 and open_:
-        share = max(1, budget // len(open_))
-        for i in list(open_):
-            n = min(share, left[i] - take[i], budget)
-            take[i] += n
-            budget -= n
-            if take[i] >= left[i]:
-                open_.remove(i)
-            if budget <= 0:
-                break
-    return [p + t for p, t in zip(pos, take)]
+    """At most ``limit`` events in all, shared evenly (the Kafka reader's admission control)."""
+    from connectors.kafka.reader import cap
+    out = cap(dict(enumerate(pos)), dict(enumerate(end)), limit)
+    return [out[i] for i in range(len(end))]
 
 
 class NexmarkBatchReader(DataSourceReader):
