@@ -318,6 +318,9 @@ class QueryBinder:
         from_ = node.args.get("from_")
         rel = self.bind_from(from_.this) if from_ is not None else \
             Relation(P.Values(((),), ()), [])
+        if node.args.get("match") is not None:
+            from sqlengine.binder.match import bind_match
+            rel = bind_match(self, rel, node.args["match"])
         for j in node.args.get("joins") or []:
             rel = J.bind_join(self, rel, j)
         where = node.args.get("where")

@@ -124,6 +124,7 @@ class FlinkGenerator(Generator):
     TRANSFORMS = {
         **Generator.TRANSFORMS,
         **STATEMENT_TRANSFORMS,
+        n.MatchRecognize: lambda self, e: self.matchrecognize_sql(e),
         n.MetadataColumnConstraint: lambda self, e: "METADATA"
         + (f" FROM {self.sql(e, 'this')}" if e.this else "")
         + (" VIRTUAL" if e.args.get("virtual") else ""),
@@ -205,6 +206,15 @@ class FlinkGenerator(Generator):
     def table_parts(self, expression: exp.Table) -> str:
         hints = "".join(self.sql(h) for h in expression.args.get("hints") or [])
         return super().table_parts(expression) + hints
+
+    def matchrecognize_sql(self, expression: exp.MatchRecognize) -> str:
+        """sqlglot's text, with Flink's ``WITHIN <interval>`` after the pattern."""
+        text = super().matchrecognize_sql(expression)
+        within = expression.args.get("within")
+        if within is None:
+            return text
+        pattern = f"PATTERN ({self.sql(expression, 'pattern')})"
+        return text.replace(pattern, f"{pattern} WITHIN {self.sql(within)}", 1)
 
     def anonymous_sql(self, expression: exp.Anonymous) -> str:
         clauses = [a for a in expression.expressions if isinstance(a, JSON_CLAUSES)]

@@ -260,3 +260,9 @@ class TypedLiteral(exp.Expression):
     ``CAST(... AS TIMESTAMP)`` is ``TIMESTAMP(6)``); ``to`` is the type without precision."""
 
     arg_types = {"this": True, "to": True}
+
+
+class MatchRecognize(exp.MatchRecognize):
+    """sqlglot's MATCH_RECOGNIZE with Flink's ``WITHIN <interval>`` after the pattern."""
+
+    arg_types = {**exp.MatchRecognize.arg_types, "within": False}

@@ -395,6 +395,60 @@ class FlinkParser(StrictParser, StrictExpressionParser, DdlParser, CommandParser
             node.set("partition", keys)
         return self.expression(node)
 
+    # -- MATCH_RECOGNIZE (...) ----------------------------------------------------------------
+    def _parse_match_recognize(self) -> Optional[exp.MatchRecognize]:
+        """sqlglot's clause, with Flink's ``WITHIN <interval>`` after the pattern; the
+        pattern stays text (``binder/match.py`` parses it)."""
+        if not self._match(TokenType.MATCH_RECOGNIZE):
+            return None
+        self._match_l_paren()
+        partition = self._parse_partition_by()
+        order = self._parse_order()
+        measures = (self._parse_csv(self._parse_match_recognize_measure)
+                    if self._match_text_seq("MEASURES") else None)
+        rows = None
+        if self._match_text_seq("ONE", "ROW", "PER", "MATCH"):
+            rows = exp.var("ONE ROW PER MATCH")
+        elif self._match_text_seq("ALL", "ROWS", "PER", "MATCH"):
+            rows = exp.var("ALL ROWS PER MATCH")
+        after = None
+        if self._match_text_seq("AFTER", "MATCH", "SKIP"):
+            text = "AFTER MATCH SKIP"
+            if self._match_text_seq("PAST", "LAST", "ROW"):
+                text += " PAST LAST ROW"
+            elif self._match_text_seq("TO", "NEXT", "ROW"):
+                text += " TO NEXT ROW"
+            elif self._match_text_seq("TO", "FIRST") or self._match_text_seq("TO", "LAST"):
+                direction = self._prev.text.upper()
+                var = self._advance_any()
+                if not var:
+                    self.raise_error(f"Expecting pattern variable after AFTER MATCH SKIP TO {direction}")
+                text += f" TO {direction} {var.text}"
+            else:
+                self.raise_error("Expecting PAST LAST ROW, TO NEXT ROW, TO FIRST or TO LAST")
+            after = exp.var(text)
+        pattern = None
+        if self._match_text_seq("PATTERN"):
+            self._match_l_paren()
+            depth, start, end = 1, self._curr, None
+            while self._curr and depth > 0:
+                if self._curr.token_type == TokenType.L_PAREN:
+                    depth += 1
+                elif self._curr.token_type == TokenType.R_PAREN:
+                    depth -= 1
+                end = self._prev
+                self._advance()
+            if depth > 0 or start is None or end is None:
+                self.raise_error("Expecting )", self._curr)
+            pattern = exp.var(self._find_sql(start, end))
+        within = self._parse_interval() if self._match_text_seq("WITHIN") else None
+        define = (self._parse_csv(self._parse_name_as_expression)
+                  if self._match_text_seq("DEFINE") else None)
+        self._match_r_paren()
+        return self.expression(n.MatchRecognize(
+            partition_by=partition, order=order, measures=measures, rows=rows, after=after,
+            pattern=pattern, define=define, within=within, alias=self._parse_table_alias()))
+
     def _parse_lambda(self, alias: bool = False):
         return self._parse_table_arg() or super()._parse_lambda(alias=alias)
 

@@ -587,3 +587,76 @@ class Unnest(Unary):
     @property
     def schema(self):
         return self.input.schema + self.out_fields
+
+
+# -- MATCH_RECOGNIZE ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class PatternElement:
+    """One variable of a MATCH_RECOGNIZE pattern with its quantifier: ``min`` to ``max``
+    rows (None: unbounded); ``greedy``: Flink's GREEDY property (a loop or a range that is
+    not reluctant; ``?`` and ``{n}`` have none)."""
+
+    var: str
+    min: int
+    max: Optional[int]
+    greedy: bool
+
+    def __str__(self) -> str:
+        q = {(1, 1): "", (0, None): "*", (1, None): "+", (0, 1): "?"}.get((self.min, self.max))
+        if q is None:
+            q = (f"{{{self.min},}}" if self.max is None else f"{{{self.min}}}" if self.min == self.max
+                 else f"{{{self.min}, {self.max}}}")
+        reluctant = q not in ("", "?") and self.min != self.max and not self.greedy
+        return f"{self.var}{q}{'?' if reluctant else ''}"
+
+
+@dataclass(frozen=True)
+class MatchNav(Expr):
+    """A value of a match (MATCH_RECOGNIZE's DEFINE and MEASURES): ``kind`` 'last' /
+    'first' is ``arg`` (an expression over the input row) on the ``offset``-th row from
+    the last / first mapped to ``var``; 'agg' is aggregate ``fn`` of ``arg`` over those
+    rows (``arg`` None: COUNT(*)); 'rowtime' / 'proctime' are MATCH_ROWTIME() /
+    MATCH_PROCTIME(). ``var`` '*' means every row of the match. In a DEFINE condition
+    of variable v the row being tested counts as v's last row (Flink's running
+    semantics); in MEASURES the match is complete."""
+
+    kind: str
+    var: str = "*"
+    arg: Optional[Expr] = None
+    offset: int = 0
+    fn: str = ""
+
+    def __str__(self) -> str:
+        if self.kind in ("rowtime", "proctime"):
+            return f"MATCH_{self.kind.upper()}()"
+        inner = str(self.arg) if self.arg is not None else "*"
+        inner = inner if self.var == "*" else f"{self.var}.{inner}" if self.arg is not None else f"{self.var}.*"
+        if self.kind == "agg":
+            return f"{self.fn}({inner})"
+        return f"{self.kind.upper()}({inner}, {self.offset})"
+
+
+@dataclass(frozen=True)
+class Match(Unary):
+    """MATCH_RECOGNIZE ... ONE ROW PER MATCH (Flink's Match node): per partition, in the
+    order of ``order_keys`` (a time attribute first), the rows matching ``pattern`` with
+    each variable's DEFINE condition. Output: the partition keys, then one column per
+    value MEASURES reads (``navs``); a Calc above computes the measures from them.
+    ``after``: the AFTER MATCH SKIP strategy (PAST LAST ROW | TO NEXT ROW | TO FIRST |
+    TO LAST, the last two with ``after_var``); ``within_ms``: the WITHIN interval."""
+
+    partition_keys: tuple[int, ...]
+    order_keys: tuple["SortKey", ...]
+    pattern: tuple[PatternElement, ...]
+    defines: tuple[tuple[str, Expr], ...]
+    navs: tuple[MatchNav, ...]
+    nav_names: tuple[str, ...]
+    after: str = "PAST LAST ROW"
+    after_var: Optional[str] = None
+    within_ms: Optional[int] = None
+
+    @property
+    def schema(self):
+        keys = tuple(Field(self.input.schema[k].name, self.input.schema[k].type.with_time_attr(None))
+                     for k in self.partition_keys)
+        return keys + tuple(Field(n, v.type) for n, v in zip(self.nav_names, self.navs))

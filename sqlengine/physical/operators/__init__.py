@@ -8,7 +8,7 @@ from __future__ import annotations
 from sqlengine.errors import UnsupportedError
 from sqlengine.physical.operator import OPERATORS, Operator
 from sqlengine.physical.operators import (calc, changelog_normalize, expand, group_aggregate,  # noqa: F401
-                                          interval_join, join, over, rank, sink, sort, source, temporal_join,
+                                          interval_join, join, match, over, rank, sink, sort, source, temporal_join,
                                           union, unnest, values, watermark_assigner, window_aggregate,
                                           window_join, window_table_function)
 from sqlengine.plan import nodes as P
