@@ -173,7 +173,7 @@ def bind_aggregation(qb, select: exp.Select, rel) -> P.Node:
     projs, names = _bind_select_list(select, post)
     having = select.args.get("having")
     cond = ExprBinder(post).bind(having.this) if having is not None else None
-    agg_names = tuple(f"EXPR${len(keys) + nprops + j}" for j in range(len(aggs)))
+    agg_names = _agg_names(select, projs, names, len(keys) + nprops, len(aggs))
     if expand is not None:
         agg_node = _expanded(qb, expand, window, aggs, agg_names)
     elif window is not None:
@@ -185,6 +185,20 @@ def bind_aggregation(qb, select: exp.Select, rel) -> P.Node:
     projs = [_fix(p, agg_node) for p in projs]
     cond = _fix(cond, agg_node) if cond is not None else None
     return P.Calc(agg_node, tuple(projs), tuple(names), cond)
+
+
+def _agg_names(select: exp.Select, projs: list, names, first: int, count: int) -> tuple[str, ...]:
+    """Calcite's names of the aggregate calls: the alias of a select item that is just the
+    call (``MAX(price) AS price``), else ``EXPR$<position>``."""
+    out = [f"EXPR${first + j}" for j in range(count)]
+    items = select.expressions
+    if len(items) != len(projs):
+        return tuple(out)
+    for item, proj, name in zip(items, projs, names):
+        if isinstance(item, exp.Alias) and isinstance(proj, P.ColRef) and proj.index >= first \
+                and out[proj.index - first].startswith("EXPR$") and list(names).count(name) == 1:
+            out[proj.index - first] = name
+    return tuple(out)
 
 
 def _expanded(qb, expand: P.Expand, window, aggs: list[P.AggCall], agg_names) -> P.Node:

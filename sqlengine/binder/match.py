@@ -28,75 +28,177 @@ from sqlengine.functions.registry import lookup_aggregate, to_arg
 from sqlengine.plan import nodes as P
 
 AGGREGATES = ("COUNT", "SUM", "AVG", "MIN", "MAX")
-_TOKEN = re.compile(r"\s*(?:(`(?:[^`]|``)+`|[A-Za-z_][A-Za-z0-9_$]*)|(\{[^}]*\}\??|[*+?]\??)|(.))")
+_TOKEN = re.compile(r"\s*(?:(`(?:[^`]|``)+`|[A-Za-z_][A-Za-z0-9_$]*)|(\{-|-\}|\{[^}]*\}\??|[*+?]\??)|(.))")
+
+
+class _Pattern:
+    """A pattern's syntax tree: ("var", name) | ("concat", a, b) | ("alter", a, b) |
+    ("quant", operand, min, max, reluctant) | ("permute", items) | ("exclude", item),
+    parsed as Calcite parses PATTERN (concatenation and alternation left-associative)."""
+
+    def __init__(self, text: str, span):
+        self.text, self.span = text, span
+        self.tokens: list[tuple[str, str]] = []
+        pos = 0
+        while pos < len(text):
+            m = _TOKEN.match(text, pos)
+            if m is None or m.end() == pos:
+                break
+            pos = m.end()
+            name, quant, other = m.groups()
+            if name is not None:
+                kind = "permute" if name.upper() == "PERMUTE" and text[pos:].lstrip().startswith("(") else "name"
+                self.tokens.append((kind, name[1:-1].replace("``", "`") if name.startswith("`") else name))
+            elif quant is not None:
+                self.tokens.append(("quant", quant))
+            elif other.strip():
+                self.tokens.append(("op", other))
+        self.i = 0
+
+    def error(self) -> ValidationError:
+        return ValidationError(f"Invalid PATTERN ({self.text})", self.span)
+
+    def peek(self) -> Optional[tuple[str, str]]:
+        return self.tokens[self.i] if self.i < len(self.tokens) else None
+
+    def parse(self):
+        tree = self.alternation()
+        if self.peek() is not None:
+            raise self.error()
+        return tree
+
+    def alternation(self):
+        left = self.concatenation()
+        while self.peek() == ("op", "|"):
+            self.i += 1
+            left = ("alter", left, self.concatenation())
+        return left
+
+    def concatenation(self):
+        left = self.quantified()
+        while self.peek() is not None and self.peek() not in (("op", "|"), ("op", ")"), ("op", ","), ("quant", "-}")):
+            left = ("concat", left, self.quantified())
+        return left
+
+    def quantified(self):
+        item = self.primary()
+        tok = self.peek()
+        while tok is not None and tok[0] == "quant" and tok[1] not in ("{-", "-}"):
+            self.i += 1
+            item = ("quant", item) + self.bounds(tok[1])
+            tok = self.peek()
+        return item
+
+    def bounds(self, quant: str) -> tuple[int, Optional[int], bool]:
+        reluctant = quant.endswith("?") and quant != "?"
+        q = quant[:-1] if reluctant else quant
+        if q in ("*", "+", "?"):
+            return {"*": (0, None), "+": (1, None), "?": (0, 1)}[q] + (reluctant,)
+        m = re.fullmatch(r"\{\s*(\d*)\s*(,?)\s*(\d*)\s*\}", q)
+        if m is None or (not m.group(1) and not m.group(3)) or (not m.group(2) and not m.group(1)):
+            raise self.error()
+        lo = int(m.group(1) or 0)
+        hi = (int(m.group(3)) if m.group(3) else None) if m.group(2) else lo
+        if hi is not None and (hi < lo or hi == 0):
+            raise self.error()
+        return lo, hi, reluctant
+
+    def primary(self):
+        tok = self.peek()
+        if tok is None:
+            raise self.error()
+        self.i += 1
+        if tok[0] == "name":
+            return ("var", tok[1])
+        if tok[0] == "permute":
+            self.expect("(")
+            items = [self.alternation()]
+            while self.peek() == ("op", ","):
+                self.i += 1
+                items.append(self.alternation())
+            self.expect(")")
+            return ("permute", items)
+        if tok == ("op", "("):
+            inner = self.alternation()
+            self.expect(")")
+            return inner
+        if tok == ("quant", "{-"):
+            inner = self.alternation()
+            if self.peek() != ("quant", "-}"):
+                raise self.error()
+            self.i += 1
+            return ("exclude", inner)
+        raise self.error()
+
+    def expect(self, op: str) -> None:
+        if self.peek() != ("op", op):
+            raise self.error()
+        self.i += 1
+
+
+def _rex(tree) -> str:
+    """The pattern node as Calcite prints it in Flink's messages."""
+    kind = tree[0]
+    if kind == "var":
+        return f"_UTF-16LE'{tree[1]}'"
+    if kind == "concat":
+        return f"({_rex(tree[1])}, {_rex(tree[2])})"
+    if kind == "alter":
+        return f"|({_rex(tree[1])}, {_rex(tree[2])})"
+    if kind == "quant":
+        return f"PATTERN_QUANTIFIER({_rex(tree[1])}, {tree[2]}, {-1 if tree[3] is None else tree[3]}, " \
+               f"{str(tree[4]).lower()})"
+    if kind == "permute":
+        return f"PATTERN_PERMUTE({', '.join(_rex(t) for t in tree[1])})"
+    return f"{{-{_rex(tree[1])}-}}"
 
 
 def parse_pattern(text: str, span) -> tuple[P.PatternElement, ...]:
-    """The pattern's elements, with Flink's quantifier properties (``applyQuantifier``)."""
+    """The pattern's elements, translated as Flink's ``CommonExecMatch.PatternVisitor``
+    translates them into a CEP pattern, with its checks and messages in its order."""
+    tree = _Pattern(text, span).parse()
     elements: list[P.PatternElement] = []
-    quantified: set[str] = set()
-    pos = 0
-    while pos < len(text):
-        m = _TOKEN.match(text, pos)
-        if m is None or m.end() == pos:
-            break
-        pos = m.end()
-        name, quant, other = m.groups()
-        if name is not None:
-            var = name[1:-1].replace("``", "`") if name.startswith("`") else name
-            if any(e.var == var for e in elements):
-                raise ValidationError("Pattern variables must be unique. That might change in the future.", span)
-            elements.append(P.PatternElement(var, 1, 1, False))
-            continue
-        if quant is not None:
-            if not elements or elements[-1].var in quantified:
-                raise ValidationError(f"Unexpected quantifier '{quant}' in PATTERN ({text})", span)
-            reluctant = quant.endswith("?") and quant != "?"
-            q = quant[:-1] if reluctant else quant
-            if q == "*":
-                lo, hi = 0, None
-            elif q == "+":
-                lo, hi = 1, None
-            elif q == "?":
-                lo, hi = 0, 1
-            else:
-                body = q[1:-1].replace(" ", "")
-                mm = re.fullmatch(r"(\d*)(,?)(\d*)", body)
-                if mm is None or (not mm.group(1) and not mm.group(3)) or (not mm.group(2) and not mm.group(1)):
-                    raise ValidationError(f"Invalid quantifier '{quant}' in PATTERN ({text})", span)
-                lo = int(mm.group(1) or 0)
-                hi = (int(mm.group(3)) if mm.group(3) else None) if mm.group(2) else lo
-                if hi is not None and (hi < lo or hi == 0):
-                    raise ValidationError(f"Invalid quantifier '{quant}' in PATTERN ({text})", span)
-            optional = (lo, hi) == (0, 1)
-            if optional and reluctant:
-                raise UnsupportedError("Reluctant optional variables are not supported yet.", span)
-            greedy = not reluctant and not optional and lo != hi
-            last = elements.pop()
-            quantified.add(last.var)
-            elements.append(P.PatternElement(last.var, lo, hi, greedy))
-            continue
-        if other == "|":
-            raise UnsupportedError(f"Expression not supported: PATTERN ({text}). Currently, CEP doesn't support "
+
+    def visit(node) -> None:
+        kind = node[0]
+        if kind == "concat":
+            visit(node[1])
+            visit(node[2])
+        elif kind == "var":
+            add(node[1], 1, 1, False)
+        elif kind == "quant":
+            if node[1][0] != "var":
+                raise UnsupportedError(f"Expression not supported: {_rex(node[1])} Group patterns are not "
+                                       "supported yet.", span)
+            add(node[1][1], node[2], node[3], node[4])
+        elif kind == "alter":
+            raise UnsupportedError(f"Expression not supported: {_rex(node)}. Currently, CEP doesn't support "
                                    "branching patterns.", span)
-        if other == "(":
-            raise UnsupportedError(f"Expression not supported: PATTERN ({text}). Group patterns are not "
-                                   "supported yet.", span)
-        if other == "{":
-            raise UnsupportedError(f"Expression not supported: PATTERN ({text}). Currently, CEP doesn't support "
+        elif kind == "permute":
+            raise UnsupportedError(f"Expression not supported: {_rex(node)}. Currently, CEP doesn't support "
+                                   "PERMUTE patterns.", span)
+        else:
+            raise UnsupportedError(f"Expression not supported: {_rex(node)}. Currently, CEP doesn't support "
                                    "'{-' '-}' patterns.", span)
-        raise ValidationError(f"Unexpected '{other}' in PATTERN ({text})", span)
-    if not elements:
-        raise ValidationError("PATTERN must name at least one pattern variable", span)
+
+    def add(var: str, lo: int, hi: Optional[int], reluctant: bool) -> None:
+        if any(e.var == var for e in elements):
+            raise UnsupportedError("Pattern variables must be unique. That might change in the future.", span)
+        optional = (lo, hi) == (0, 1)
+        # Pattern.optional() (``?``, ``*``, ``{0,}``) refuses a greedy predecessor; times(0, n) does not
+        if (optional or hi is None and lo == 0) and elements and elements[-1].greedy:
+            raise UnsupportedError("Optional pattern cannot be preceded by greedy pattern", span)
+        if optional and reluctant:
+            raise UnsupportedError("Reluctant optional variables are not supported yet.", span)
+        elements.append(P.PatternElement(var, lo, hi, not reluctant and not optional and lo != hi))
+
+    visit(tree)
     if all(e.min == 0 for e in elements):
         raise UnsupportedError("Patterns that can produce empty matches are not supported. There must be at "
                                "least one non-optional state.", span)
     if elements[-1].greedy:
         raise UnsupportedError("Greedy quantifiers are not allowed as the last element of a Pattern yet. Finish "
                                "your pattern with either a simple variable or reluctant quantifier.", span)
-    if text.strip().upper().startswith("PERMUTE"):
-        raise UnsupportedError(f"Expression not supported: PATTERN ({text}). Currently, CEP doesn't support "
-                               "PERMUTE patterns.", span)
     return tuple(elements)
 
 
@@ -155,19 +257,18 @@ class MatchExprBinder(ExprBinder):
             if not isinstance(off, P.Lit) or not isinstance(off.value, int) or off.value < 0:
                 raise self.error(f"The offset of {kind.upper()} must be a non-negative integer literal", node)
             offset = off.value
-        arg, var = self._argument(node.this, node)
+        arg, var = self._argument(node.this, node, f"{kind.upper()}({_calcite(node.this)}, {offset})")
         return self.nav(kind, var, arg, offset)
 
-    def _argument(self, node: exp.Expression, where: exp.Expression) -> tuple[P.Expr, str]:
+    def _argument(self, node: exp.Expression, where: exp.Expression, text: str) -> tuple[P.Expr, str]:
         self._arg_vars = set()
         try:
             arg = self.bind(node)
         finally:
             used, self._arg_vars = self._arg_vars, None
         named = used - {"*"}
-        if len(named) > 1 or (named and "*" in used):
-            raise self.error("Aggregation must be applied to a single pattern variable. Malformed expression: "
-                             f"{where.sql()}", where)
+        if len(named) > 1:
+            raise self.error(f"Multiple pattern variables in '{text}'", where)
         return arg, (named.pop() if named else "*")
 
     def visit_First(self, node: exp.First) -> P.Expr:
@@ -191,8 +292,8 @@ class MatchExprBinder(ExprBinder):
             if offset != 0:
                 raise UnsupportedError("Flink does not support physical offsets within partition.", self.span(node))
             return self.bind(node.expressions[0])
-        if name in ("CLASSIFIER", "MATCH_NUMBER", "RUNNING", "FINAL"):
-            raise UnsupportedError(f"{name} is not supported in MATCH_RECOGNIZE", self.span(node))
+        if name in ("CLASSIFIER", "MATCH_NUMBER"):
+            raise UnsupportedError(f"Unsupported call: {name}() ", self.span(node))
         return super().visit_Anonymous(node)
 
     def _aggregate(self, node: exp.Expression) -> P.Expr:
@@ -206,7 +307,7 @@ class MatchExprBinder(ExprBinder):
         raw = list(node.expressions) if isinstance(node, exp.Anonymous) else \
             ([node.this] if node.this is not None else [])
         if raw and isinstance(raw[0], exp.Distinct):
-            raise UnsupportedError("DISTINCT aggregations are not supported in MATCH_RECOGNIZE", self.span(node))
+            raise self.error(f"DISTINCT/ALL not allowed with {_calcite(node)} function", node)
         if name not in AGGREGATES:
             raise UnsupportedError(f"{name} is not supported in MATCH_RECOGNIZE (supported aggregates: "
                                    f"{', '.join(AGGREGATES)})", self.span(node))
@@ -214,10 +315,16 @@ class MatchExprBinder(ExprBinder):
         if star:
             arg, var = None, "*"
         else:
-            arg, var = self._argument(raw[0], node)
+            arg, var = self._argument(raw[0], node, _calcite(node))
         fn = lookup_aggregate(name)
         rtype = fn.infer([to_arg(arg)] if arg is not None else [], False)
         return P.MatchNav(rtype.with_nullable(name != "COUNT"), "agg", var, arg, 0, name)
+
+
+def _calcite(node: exp.Expression) -> str:
+    """An expression as Calcite prints it in its messages (identifiers back-quoted)."""
+    from sqlengine.dialect.flink import Flink
+    return node.sql(dialect=Flink, identify=True)
 
 
 def bind_match(qb, rel: Relation, mr: exp.MatchRecognize) -> Relation:
@@ -269,7 +376,7 @@ def bind_match(qb, rel: Relation, mr: exp.MatchRecognize) -> Relation:
         var = next((v for v in variables if v == name), None) or \
             next((v for v in variables if v.lower() == name.lower()), None)
         if var is None:
-            raise ValidationError(f"Unknown pattern variable '{name}' in DEFINE", qb.span(d))
+            continue  # Flink ignores the condition of a variable the pattern does not name
         binder = MatchExprBinder(rel.scope(qb.source), variables, var, key_pos)
         cond = binder.bind(d.this)
         if cond.type.root not in ("BOOLEAN", "NULL"):

@@ -161,3 +161,22 @@ def test_skip_to_the_first_row_fails_as_flink_does():
     rows = [(0, 0, 1), (0, 1, 2)]
     with pytest.raises(MatchError, match="Could not skip to first element of a match"):
         run(els, [None, None], [first("A")], rows, skip="TO FIRST", skip_var="A")
+
+
+@pytest.mark.parametrize("skip", ["PAST LAST ROW", "TO NEXT ROW"])
+@pytest.mark.parametrize("batches", [[1] * 30, [7, 7, 7, 9], [13, 17]])
+def test_aggregates_carried_across_batches(batches, skip):
+    r = __import__("random").Random(3)
+    rows = [(r.randint(0, 2), t, r.randint(5, 30)) for t in range(30)]
+    avg = Nav(BIG, "agg", "A", 0, 0, "AVG")
+    els = [Element("A", 1, None, True), Element("B", 1, 1, False)]
+    args = (els, [call("<", avg, lit(18)), None], [first("A"), last("A"), avg, Nav(BIG, "agg", "*", 0, 0, "SUM")], rows)
+    assert sorted(run(*args, skip=skip, batches=batches)) == sorted(run(*args, skip=skip))
+
+
+def test_aggregates_sharing_an_accumulator_count_each_row_once():
+    """AVG, SUM and COUNT of one column share their sum and count."""
+    avg, total, n = (Nav(BIG, "agg", "A", 0, 0, fn) for fn in ("AVG", "SUM", "COUNT"))
+    els = [Element("A", 1, None, True), Element("B", 1, 1, False)]
+    rows = [(0, t, p) for t, p in enumerate([10, 20, 30, 200])]
+    assert run(els, [call("<", avg, lit(50)), None], [avg, total, n], rows) == [(0, 20, 60, 3)]

@@ -426,6 +426,67 @@ def functions_collections_regex():
     write("functions_collections_regex", "vals.jsonl", rows)
 
 
+# --------------------------------------------------------------------------- MATCH_RECOGNIZE
+
+def ticker(r: random.Random, n: int, symbols=("ACME", "BETA", "GAMA"), lo: int = 8, hi: int = 30,
+           max_gap_s: int = 4, equal_times: bool = False) -> list[dict]:
+    """Price walks per symbol, interleaved in event-time order (strictly increasing times
+    unless ``equal_times``: then rows may share a time and carry an increasing ``seq``)."""
+    price = {s: r.randint(lo, hi) for s in symbols}
+    rows, t = [], BASE
+    for i in range(n):
+        t = t + timedelta(seconds=r.randint(0 if equal_times else 1, max_gap_s), milliseconds=r.choice([0, 0, 500]))
+        sym = r.choice(symbols)
+        price[sym] = min(hi, max(lo, price[sym] + r.choice([-3, -2, -1, -1, 0, 1, 1, 2, 3])))
+        row = {"symbol": sym, "price": price[sym], "tax": r.randint(0, 3), "rowtime": ts(t)}
+        if equal_times:
+            row["seq"] = i
+        rows.append(row)
+    return rows
+
+
+MATCH_CASES = {  # case -> (seed, rows, keyword arguments of ticker)
+    "match_price_down_skip_to_last": (201, 400, {}),
+    "match_aggregates_in_define": (202, 120, {}),
+    "match_greedy_and_reluctant": (203, 120, {}),
+    "match_quantifiers": (204, 300, {}),
+    "match_skip_strategies": (205, 120, {}),
+    "match_within": (206, 200, {}),
+    "match_rowtime_window": (207, 150, {}),
+    "match_logical_offsets": (208, 120, {}),
+    "match_no_partition": (209, 80, {"symbols": ("ACME",)}),
+    "match_equal_times_secondary_order": (210, 120, {"equal_times": True}),
+    "match_conditions_and_measures": (211, 120, {}),
+    "batch_match_recognize": (212, 300, {}),
+    "match_error_all_rows": (230, 20, {}),
+    "match_error_alternation": (231, 20, {}),
+    "match_error_ambiguous_column": (232, 20, {}),
+    "match_error_distinct_aggregate": (233, 20, {}),
+    "match_error_duplicate_variable": (234, 20, {}),
+    "match_error_empty_match": (235, 20, {}),
+    "match_error_greedy_last": (236, 20, {}),
+    "match_error_group": (237, 20, {}),
+    "match_error_order_descending": (238, 20, {}),
+    "match_error_order_not_time": (239, 20, {}),
+    "match_error_prev": (240, 20, {}),
+    "match_error_reluctant_optional": (241, 20, {}),
+    "match_error_two_variable_aggregate": (242, 20, {}),
+    "match_error_updating_input": (243, 20, {}),
+}
+
+
+def _match_case(name: str):
+    def gen():
+        seed, n, kw = MATCH_CASES[name]
+        write(name, "ticker.jsonl", ticker(random.Random(seed), n, **kw))
+    gen.__name__ = name
+    return gen
+
+
+for _name in MATCH_CASES:
+    case(_match_case(_name))
+
+
 def main(argv: list[str]) -> None:
     names = argv or sorted(GEN)
     for n in names:

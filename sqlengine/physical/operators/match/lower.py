@@ -253,26 +253,23 @@ def batch_match(ctx: BatchContext, node: P.Match, df: DataFrame) -> Lowered:
 
 
 def epoch_match(ctx: EpochContext, node: P.Match, child: Lowered) -> Lowered:
+    """One epoch: this epoch's rows (late ones dropped) and the state (rows still waiting
+    for the watermark, runs, waiting matches, row numbers) meet on their task through
+    the edge's exchange; the rows the watermark passed are fed, the others kept."""
     compiled = compile_node(node)
     lay = Layout(ctx, node, compiled)
-    prev, wm = ctx.previous_input_watermark, ctx.input_watermark
-    fresh = prepare(ctx, node, child.df, lay, ctx.epoch)
-    fresh = ctx.exchange(fresh.where(F.col(TS) > F.lit(prev)), [F.col(k) for k in lay.keys])
-    fresh = fresh.select(TASK, *[c for c in fresh.columns if c != TASK])
-    event_schema = fresh.schema
-    pending_t = ctx.table("pending", event_schema, lay.keys)
-    state_schema = ST.StructType([ST.StructField(n, t) for n, t in lay.head(True)[1:] + lay.state_fields()])
-    state_t = ctx.table("state", state_schema, lay.keys)
-    pending = ctx.persist(pending_t.read(ctx.epoch).select(*event_schema.names).unionByName(fresh))
-    ctx.settle(pending)
+    prev = ctx.previous_input_watermark
+    fresh = prepare(ctx, node, child.df, lay, ctx.epoch).where(F.col(TS) > F.lit(prev))
+    schema = lay.input_schema(False)
+    state_t = ctx.table("state", schema, lay.keys)
+    rows = _with_all(fresh, lay, False).unionByName(state_t.read(ctx.epoch).select(*schema.names))
+    rows = ctx.persist(ctx.exchange(rows, [F.col(k) for k in lay.keys]))
+    ctx.settle(rows)
     wm = ctx.input_watermark
-    ready = pending.where(F.col(TS) <= F.lit(wm))
-    state = state_t.read(ctx.epoch)
-    frame = _with_all(ready, lay, True).unionByName(_with_all(state, lay, True))
-    frame = sort_frame(frame, node, lay, True)
-    out = ctx.persist(frame.mapInArrow(matching(lay, wm, True), lay.output_schema(True)))
+    waiting = (F.col(KIND) == 0) & (F.col(TS) > F.lit(wm))
+    fed = sort_frame(rows.where(~waiting), node, lay, True)
+    out = ctx.persist(fed.mapInArrow(matching(lay, wm, True), lay.output_schema(True)))
     result = ctx.persist(emitted(node, lay, out))
-    pending_t.write(ctx.epoch, pending.where(F.col(TS) > F.lit(wm)), snapshot=True)
-    kept = out.where(F.col(KIND) > 0).select(*[f.name for f in state_schema])
+    kept = _with_all(out.where(F.col(KIND) > 0), lay, False).unionByName(_with_all(rows.where(waiting), lay, False))
     state_t.write(ctx.epoch, kept, snapshot=True)
     return Lowered(result)

@@ -333,11 +333,13 @@ class Matcher:
                 for k in range(size):
                     key = f"f|{v}|{leaf}|{k}"
                     cols[key] = pc.if_else(pc.equal(n_old, k), cur(leaf), cols[key])
+            parts_of: dict[Optional[int], set[str]] = {}
             for av, fn, leaf in self.prog.slots.aggs:
-                if av != v:
-                    continue
-                parts = {p: cols[f"a|{v}|{leaf}|{p}"] for p, _ in _acc_parts(fn, self._leaf_type(leaf))}
-                for p, value in self._acc_update(fn, parts, cur(leaf) if leaf is not None else None,
+                if av == v:
+                    parts_of.setdefault(leaf, set()).update(p for p, _ in _acc_parts(fn, self._leaf_type(leaf)))
+            for leaf, names in parts_of.items():  # each accumulator once, whichever aggregates share it
+                parts = {p: cols[f"a|{v}|{leaf}|{p}"] for p in names}
+                for p, value in self._acc_update("", parts, cur(leaf) if leaf is not None else None,
                                                  len(runs)).items():
                     cols[f"a|{v}|{leaf}|{p}"] = value
             if f"fs|{v}" in cols:
