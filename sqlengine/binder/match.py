@@ -426,8 +426,6 @@ def _check_order(qb, node: P.Node, order: list[P.SortKey], span) -> None:
                                    span)
         if not order[0].ascending:
             raise UnsupportedError("Primary sort order of a streaming table must be ascending on time.", span)
-        if t.time_attr.upper() == "PROCTIME":
-            raise UnsupportedError("MATCH_RECOGNIZE ordered by processing time is not supported on Spark yet", span)
     else:
         if not order:
             raise UnsupportedError("You must specify non-empty order by.", span)

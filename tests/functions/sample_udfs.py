@@ -36,3 +36,8 @@ def ten_by(x):
 
 def plain(x):
     return x
+
+
+@udf(result_type=DataTypes.BIGINT())
+def twice(x):
+    return None if x is None else 2 * x

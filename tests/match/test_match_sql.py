@@ -56,3 +56,46 @@ def test_small_epochs_give_the_batch_answer(spark, tmp_path, query):
     assert {c[0] for c in changes} == {"+I"}  # insert-only
     assert len(batch) >= 3
     assert streaming == batch
+
+
+def _session(spark, tmp_path, mode: str, lines: int = 12):
+    from sqlengine.api.session import Session
+    return Session({"execution.runtime-mode": mode, "execution.checkpointing.dir": str(tmp_path / f"ck-{mode}"),
+                    "sqlengine.filesystem.max-lines-per-batch": str(lines), "parallelism.default": "2"}, spark=spark)
+
+
+def test_late_rows_are_dropped_as_flink_drops_them(spark, tmp_path):
+    """A row at or before the watermark when it arrives never reaches the pattern."""
+    rows = ticker(60, 8)
+    late = dict(rows[2], price=1)  # far below every price: it would end many runs
+    with_late = rows[:30] + [late] + rows[30:]
+    query = QUERIES["price_down"]
+    s = _session(spark, tmp_path, "streaming", lines=10)
+    s.execute_sql(DDL.format(path=write_jsonl(tmp_path / "late.jsonl", with_late)))
+    streaming = sorted(tuple(r[1:]) for r in s.execute_sql(query).collect())
+    b = _session(spark, tmp_path, "batch")
+    b.execute_sql(DDL.format(path=write_jsonl(tmp_path / "clean.jsonl", rows)))
+    assert streaming == sorted(tuple(r) for r in b.execute_sql(query).collect())
+
+
+def test_explain_shows_the_match_and_its_exchange(spark, tmp_path):
+    s = _session(spark, tmp_path, "streaming")
+    s.execute_sql(DDL.format(path=write_jsonl(tmp_path / "t.jsonl", ticker(5, 1))))
+    text = s.execute_sql("EXPLAIN " + QUERIES["within"]).text
+    assert "Match(partitionBy=[symbol], orderBy=[rowtime ASC]" in text
+    assert "pattern=[A B* C], within=[15000ms]" in text and "after=[SKIP PAST LAST ROW]" in text
+    assert "Exchange(hash[symbol], keyGroups=128)" in text and "Match -> Calc" in text
+
+
+def test_a_python_function_in_define_runs_in_spark(spark, tmp_path):
+    """The part of a condition that reads only the row being tested (here a Python UDF's
+    call) is computed by Spark before the matcher runs."""
+    rows = ticker(80, 3)
+    base = QUERIES["within"]
+    s = _session(spark, tmp_path, "batch")
+    s.execute_sql(DDL.format(path=write_jsonl(tmp_path / "t.jsonl", rows)))
+    s.execute_sql("CREATE TEMPORARY SYSTEM FUNCTION twice AS 'tests.functions.sample_udfs.twice' LANGUAGE PYTHON")
+    with_udf = base.replace("B AS B.price > A.price - 3", "B AS twice(B.price) > 2 * A.price - 6")
+    assert with_udf != base
+    got = sorted(tuple(r) for r in s.execute_sql(with_udf).collect())
+    assert got and got == sorted(tuple(r) for r in s.execute_sql(base).collect())

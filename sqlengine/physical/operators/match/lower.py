@@ -16,6 +16,7 @@ mode is the same pass with no state and the final watermark.
 """
 from __future__ import annotations
 
+import time
 from typing import Optional
 
 import numpy as np
@@ -93,12 +94,20 @@ def _spark(t: pa.DataType) -> ST.DataType:
     return from_arrow_type(t, prefer_timestamp_ntz=False)
 
 
+def proctime(node: P.Match) -> bool:
+    """Ordered by processing time: rows are fed as they come (Flink stamps each with the
+    current processing time; here, the epoch's)."""
+    return (node.input.schema[node.order_keys[0].index].type.time_attr or "").upper() == "PROCTIME"
+
+
 def prepare(ctx: BatchContext, node: P.Match, child: DataFrame, lay: Layout, epoch: int) -> DataFrame:
     """The rows to feed (kind 0), before their exchange: keys, time, sort keys, leaves."""
     t = node.order_keys[0].index
     tcol = col(t)
     ts = F.unix_millis(tcol) if node.input.schema[t].type.root.startswith("TIMESTAMP") else \
         F.unix_date(tcol).cast("long") * 86400000
+    if proctime(node) and isinstance(ctx, EpochContext):
+        ts = F.lit(ctx.now_ms).cast("long")
     return child.select(*[col(k) for k in node.partition_keys], F.lit(0).alias(KIND), ts.alias(TS),
                         *[col(k.index).alias(o) for k, o in zip(node.order_keys[1:], lay.order)],
                         F.lit(epoch).cast("long").alias(EP), F.monotonically_increasing_id().alias(ARR),
@@ -116,7 +125,9 @@ def sort_frame(df: DataFrame, node: P.Match, lay: Layout, with_task: bool) -> Da
     order = [F.col(c).asc_nulls_first() for c in ([TASK] if with_task else []) + lay.keys]
     order += [F.col(KIND).asc(), F.col(TS).asc()]
     order += [_order(o, k) for k, o in zip(node.order_keys[1:], lay.order)]
-    order += [F.col(EP).asc(), F.col(ARR).asc()]
+    # rows at one time, in the order their source produced them: by source partition
+    # (monotonically_increasing_id's upper bits), then epoch, then position
+    order += [F.shiftright(F.col(ARR), 33).asc(), F.col(EP).asc(), F.col(ARR).bitwiseAND(F.lit((1 << 33) - 1)).asc()]
     return df.sortWithinPartitions(*order)
 
 
@@ -197,7 +208,9 @@ def matching(lay: Layout, watermark: Optional[int], with_task: bool):
         def typed(name, a):
             return _cast(a, out_schema.field(name).type)
         if len(res.match_part):
-            values = {f"v{i}": typed(f"v{i}", pa.array(res.match_ts) if prog.measures[i].kind in ("rowtime", "proctime")
+            now = np.full(len(res.match_part), int(time.time() * 1000), np.int64)
+            values = {f"v{i}": typed(f"v{i}", pa.array(res.match_ts) if prog.measures[i].kind == "rowtime"
+                                     else pa.array(now) if prog.measures[i].kind == "proctime"
                                      else res.match_values[f"m{i}"]) for i in range(len(prog.measures))}
             out.append(frame(0, res.match_part, values))
         r = res.runs
@@ -258,14 +271,17 @@ def epoch_match(ctx: EpochContext, node: P.Match, child: Lowered) -> Lowered:
     the edge's exchange; the rows the watermark passed are fed, the others kept."""
     compiled = compile_node(node)
     lay = Layout(ctx, node, compiled)
+    by_proctime = proctime(node)
     prev = ctx.previous_input_watermark
-    fresh = prepare(ctx, node, child.df, lay, ctx.epoch).where(F.col(TS) > F.lit(prev))
+    fresh = prepare(ctx, node, child.df, lay, ctx.epoch)
+    if not by_proctime:  # late rows are dropped, as Flink's CepOperator drops them
+        fresh = fresh.where(F.col(TS) > F.lit(prev))
     schema = lay.input_schema(False)
     state_t = ctx.table("state", schema, lay.keys)
     rows = _with_all(fresh, lay, False).unionByName(state_t.read(ctx.epoch).select(*schema.names))
     rows = ctx.persist(ctx.exchange(rows, [F.col(k) for k in lay.keys]))
     ctx.settle(rows)
-    wm = ctx.input_watermark
+    wm = ctx.now_ms if by_proctime else ctx.input_watermark
     waiting = (F.col(KIND) == 0) & (F.col(TS) > F.lit(wm))
     fed = sort_frame(rows.where(~waiting), node, lay, True)
     out = ctx.persist(fed.mapInArrow(matching(lay, wm, True), lay.output_schema(True)))
