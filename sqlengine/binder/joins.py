@@ -432,13 +432,44 @@ def _lookup_join(qb, left, right, j: exp.Join, jkind: str, time_ref: P.ColRef):
     quals = left.qualifiers + right.qualifiers
     nl = len(left.node.schema)
     cond = _bind_condition(qb, Relation(P.Join(left.node, right.node, jkind, None), quals), j.args["on"])
-    pairs = equi_pairs(cond, nl, nl + len(right.node.schema))
+    probe, cond, computed = _computed_probe_keys(left.node, cond, nl)
+    pairs = equi_pairs(cond, len(probe.schema), len(probe.schema) + len(right.node.schema))
     if not pairs:
         raise ValidationError("Temporal table join requires an equality condition on fields of the "
                               "lookup table.", qb.span(j))
-    node = P.TemporalJoin(left.node, right.node, jkind, cond, tuple(p[0] for p in pairs),
-                          tuple(p[1] for p in pairs), left_time=time_ref.index, right_time=-1)
+    node: P.Node = P.TemporalJoin(probe, right.node, jkind, cond, tuple(p[0] for p in pairs),
+                                  tuple(p[1] for p in pairs), left_time=time_ref.index, right_time=-1)
+    if computed:  # the probe side's computed keys are not part of the join's output
+        keep = list(range(nl)) + [nl + computed + i for i in range(len(right.node.schema))]
+        node = P.Calc(node, tuple(P.ColRef(node.schema[i].type, i, node.schema[i].name) for i in keep),
+                      tuple(node.schema[i].name for i in keep))
     return Relation(node, quals, set(left.hidden))
+
+
+def _computed_probe_keys(left: P.Node, cond: P.Expr, nl: int) -> tuple[P.Node, P.Expr, int]:
+    """``f(l...) = r.k`` in a lookup join's condition (Nexmark q13: ``mod(B.auction, 10000) =
+    S.key``): Flink computes ``f`` on the probe side and looks ``k`` up by its value. Here
+    too: ``f`` becomes a column appended to the left input, and the conjunct compares it.
+    Returns (the left input, the condition over it and the right side, how many columns)."""
+    found = []
+    for c in conjuncts(cond):
+        if isinstance(c, P.Call) and c.name == "=":
+            for a, b in (c.args, c.args[::-1]):
+                b0 = _strip(b)
+                if isinstance(b0, P.ColRef) and b0.index >= nl and not isinstance(_strip(a), P.ColRef) \
+                        and P.refs(a) and max(P.refs(a)) < nl:
+                    found.append((c, a, b))
+                    break
+    if not found:
+        return left, cond, 0
+    k = len(found)
+    names = list(left.names())
+    probe = P.Calc(left, tuple(P.ColRef(f.type, i, f.name) for i, f in enumerate(left.schema)) +
+                   tuple(a for _, a, _ in found), tuple(names + [f"$lookup{i}" for i in range(k)]))
+    replaced = {id(c): P.Call(c.type, "=", (P.ColRef(a.type, nl + i, f"$lookup{i}"), P.shift_refs(b, k, nl)))
+                for i, (c, a, b) in enumerate(found)}
+    parts = [replaced.get(id(c), None) or P.shift_refs(c, k, nl) for c in conjuncts(cond)]
+    return probe, conjoin(parts), k
 
 
 # -- UNNEST ---------------------------------------------------------------------------------

@@ -377,6 +377,8 @@ class QueryBinder:
                 continue
             inner = item.this if isinstance(item, exp.Alias) else item
             bound = binder.bind(inner)
+            if self.streaming and isinstance(bound, P.Call) and bound.name == "PROCTIME":
+                bound = _with_time_attr(bound, "PROCTIME")  # a processing-time attribute, as in DDL
             projs.append(bound)
             names.append(item.alias if isinstance(item, exp.Alias) else
                          inner.name if isinstance(inner, (exp.Column, exp.Dot)) else f"EXPR${i}")

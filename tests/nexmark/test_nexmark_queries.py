@@ -11,6 +11,7 @@ import pytest
 
 from benchmarks.nexmark import suite
 from sqlengine.api.session import Session
+from tests.nexmark.flink_oracle import rate_of
 
 EXPECTED = Path(__file__).resolve().parent / "expected"
 EVENTS, BASE = 100_000, 1700000000000
@@ -36,7 +37,8 @@ def test_the_query_answers_as_flink(spark, tmp_path, query):
     side = tmp_path / "side_input.csv"
     side.write_text("".join(f"{k},{k * 2}\n" for k in range(10_000)))
     s = Session({"parallelism.default": "2", "execution.checkpointing.dir": str(tmp_path / "ck")}, spark=spark)
-    before, select = suite.statements(query, suite.nexmark_source(EVENTS, base_time=BASE), str(side))
+    source = suite.nexmark_source(EVENTS, rate=rate_of(query), base_time=BASE)
+    before, select = suite.statements(query, source, str(side))
     if "error" in expected:  # Flink refuses the query: so must sqlengine
         with pytest.raises(Exception):
             for st in before:

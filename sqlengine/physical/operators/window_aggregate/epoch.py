@@ -19,14 +19,40 @@ from sqlengine.physical.shared.aggregates import MERGE
 from sqlengine.physical.shared.windows import align, assign_windows, fire_closed, pend, windows_containing
 from sqlengine.plan import nodes as P
 from sqlengine.runtime.context import EpochContext
+from sqlengine.runtime.watermarks import WM_MAX, WM_MIN
 
 
 def _ms(c) -> object:
     return F.unix_millis(c)
 
 
+class ProcessingClock:
+    """The clock of a window over a processing-time attribute: the epoch's processing time
+    stands for the watermark (Flink fires such a window when the wall clock passes its
+    end); a bounded input's end fires every window, as the final watermark does."""
+
+    def __init__(self, ctx: EpochContext):
+        self._ctx = ctx
+
+    def __getattr__(self, name):
+        return getattr(self._ctx, name)
+
+    @property
+    def previous_input_watermark(self) -> int:
+        return self._ctx.fact("proctime", WM_MIN)
+
+    @property
+    def input_watermark(self) -> int:
+        wm = self._ctx.input_watermark
+        now = wm if wm >= WM_MAX else self._ctx.now_ms
+        self._ctx.keep("proctime", now)
+        return now
+
+
 def epoch_window_aggregate(ctx: EpochContext, node: P.WindowAggregate, child: Lowered) -> Lowered:
     spec = node.window
+    if (node.input.schema[spec.time_col].type.time_attr or "").upper() == "PROCTIME":
+        ctx = ProcessingClock(ctx)
     if spec.kind == "SESSION":
         return _session(ctx, node, child)
     mergeable = all(a.name in MERGE and not a.distinct for a in node.aggs)

@@ -1,0 +1,31 @@
+"""Windows over a processing-time attribute (Nexmark q12: ``PROCTIME()`` in a view, a
+TUMBLE over it): a row's window is the one its processing time falls in, a window fires
+when processing time passes its end, and a bounded input's end fires every window."""
+from __future__ import annotations
+
+import time
+from datetime import datetime, timedelta, timezone
+
+from tests.runtime.changelog_util import write_jsonl
+
+
+def test_a_tumble_over_proctime_counts_every_row_once(spark, tmp_path):
+    from sqlengine.api.session import Session
+    t0 = datetime(2024, 3, 1, 9)
+    rows = [{"k": f"k{i % 3}", "ts": (t0 + timedelta(seconds=i)).isoformat(" ")} for i in range(90)]
+    path = write_jsonl(tmp_path / "rows.jsonl", rows)
+    s = Session({"execution.checkpointing.dir": str(tmp_path / "ck"), "parallelism.default": "2",
+                 "sqlengine.filesystem.max-lines-per-batch": "30"}, spark=spark)
+    s.execute_sql(f"""CREATE TABLE r (k STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+                      WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = 'json')""")
+    s.execute_sql("CREATE VIEW v AS SELECT *, PROCTIME() AS p_time FROM r")
+    before = time.time()
+    out = s.execute_sql("""SELECT k, COUNT(*) AS n, window_start, window_end
+                           FROM TABLE(TUMBLE(TABLE v, DESCRIPTOR(p_time), INTERVAL '10' SECOND))
+                           GROUP BY k, window_start, window_end""").collect()
+    after = time.time()
+    assert {r[0] for r in out} == {"+I"}
+    assert sum(r[2] for r in out) == 90 and {r[1] for r in out} == {"k0", "k1", "k2"}
+    for _, _, _, start, end in out:
+        assert end - start == timedelta(seconds=10) and start.second % 10 == 0 and start.microsecond == 0
+        assert before - 20 <= start.replace(tzinfo=timezone.utc).timestamp() <= after + 10
