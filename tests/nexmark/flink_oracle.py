@@ -117,7 +117,9 @@ def run_flink(events: str, side: str, queries: list[str]) -> None:
             result = suite.digest(suite.materialize(changes), q)
         except Exception as err:  # noqa: BLE001 - Flink's refusal is the expected answer
             text = str(err).strip().splitlines()
-            result = {"error": next((ln for ln in text if ln.strip()), "")[:500]}
+            # py4j's first line names the call; the Java exception follows ": "
+            cause = next((ln[2:] for ln in text if ln.startswith(": ")), None)
+            result = {"error": (cause or next((ln for ln in text if ln.strip()), ""))[:500]}
         out.write_text(json.dumps(result, indent=1) + "\n")
         print(q, result.get("rows", result.get("error")), flush=True)
 
