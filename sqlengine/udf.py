@@ -161,4 +161,65 @@ def udf(f: Optional[Union[Callable, ScalarFunction]] = None, input_types: Option
     return wrap if f is None else wrap(f)
 
 
-__all__ = ["DataTypes", "FunctionContext", "ScalarFunction", "UserDefinedScalarFunction", "udf"]
+class TableFunction:
+    """A class-based table function: ``eval`` yields the rows of one call (PyFlink's)."""
+
+    def open(self, function_context: FunctionContext) -> None:
+        pass
+
+    def eval(self, *args: Any) -> Any:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+    def is_deterministic(self) -> bool:
+        return True
+
+
+class UserDefinedTableFunction:
+    """What ``udtf`` returns. Its rows have the fields of ``result_types``: one type (a
+    column ``f0``), a list of types (``f0``, ``f1``, ...) or a ROW type (its fields)."""
+
+    func_type = "table"
+
+    def __init__(self, func: Union[Callable, TableFunction], result_types: Any,
+                 input_types: Optional[list[TypeLike]] = None, deterministic: Optional[bool] = None,
+                 name: Optional[str] = None):
+        if result_types is None:
+            raise TypeError("udtf: result_types must be given")
+        types = result_types if isinstance(result_types, (list, tuple)) else [result_types]
+        types = [data_type(t, "result_types") for t in types]
+        if len(types) == 1 and types[0].root == "ROW":
+            fields = [(f.name, f.type) for f in types[0].fields]
+        else:
+            fields = [(f"f{i}", t) for i, t in enumerate(types)]
+        self.fields = fields
+        self.result_type = T.ROW(fields)
+        self.func = func
+        self.input_types = None if input_types is None else [data_type(t, "input_types") for t in input_types]
+        if deterministic is None:
+            deterministic = func.is_deterministic() if isinstance(func, TableFunction) else True
+        self.deterministic = deterministic
+        self.name = name or getattr(func, "__name__", None) or type(func).__name__
+
+    def __call__(self, *args: Any) -> Any:
+        f = self.func.eval if isinstance(self.func, TableFunction) else self.func
+        return f(*args)
+
+    def __repr__(self) -> str:
+        return f"udtf({self.name}, result_types={[t.sql(False) for _, t in self.fields]})"
+
+
+def udtf(f: Optional[Union[Callable, TableFunction]] = None, input_types: Optional[list[TypeLike]] = None,
+         result_types: Any = None, deterministic: Optional[bool] = None, name: Optional[str] = None) -> Any:
+    """PyFlink's ``udtf``: ``@udtf(result_types=[...])`` over a generator function (or a
+    ``TableFunction``); in SQL, ``LATERAL TABLE(f(x)) AS T(a, b)`` joined with ``,`` /
+    ``CROSS JOIN``, or ``LEFT JOIN ... ON TRUE`` to keep rows the function gives nothing for."""
+    def wrap(func: Union[Callable, TableFunction]) -> UserDefinedTableFunction:
+        return UserDefinedTableFunction(func, result_types, input_types, deterministic, name)
+    return wrap if f is None else wrap(f)
+
+
+__all__ = ["DataTypes", "FunctionContext", "ScalarFunction", "TableFunction", "UserDefinedScalarFunction",
+           "UserDefinedTableFunction", "udf", "udtf"]

@@ -54,7 +54,7 @@ LONGEST_FIRST = (  # by their time in a CI run, longest first (pytest-xdist hand
     "tests/runtime/test_epoch_joins_ranks.py", "tests/conformance/test_extra.py", "tests/runtime/test_restart.py",
     "tests/conformance/test_conformance.py", "tests/connectors/kafka/test_standalone_cluster.py",
     "tests/service/test_failover.py", "tests/e2e/test_kill_restart.py", "tests/service/test_rest_api.py",
-    "tests/e2e/test_rescale_restore.py", "tests/nexmark/test_nexmark_queries.py", "tests/service/test_cluster.py",
+    "tests/e2e/test_rescale_restore.py", "tests/nexmark/test_nexmark_queries.py", "tests/match/test_match_sql.py", "tests/service/test_cluster.py",
     "tests/connectors/kafka/test_kafka_connector.py", "tests/shell/test_cli_modes.py",
     "tests/connectors/kafka/test_outages.py", "tests/e2e/test_statement_set.py", "tests/binder/test_batch_rows.py",
     "tests/functions/test_python_udf.py", "tests/connectors/nexmark/test_nexmark.py", "tests/e2e/test_cli.py",

@@ -582,6 +582,9 @@ class ExprBinder:
         if user is None and fn is None and lookup_aggregate(name) is None:
             user = python_udf.find_catalog([node.name if isinstance(node, exp.Anonymous) else name])
         if user is not None:
+            if getattr(user, "func_type", "") == "table":
+                raise self.error(f"'{node.name if isinstance(node, exp.Anonymous) else name.lower()}' is a table "
+                                 "function: call it in FROM, as LATERAL TABLE(...)", node)
             return self.python_call(user, node.name if isinstance(node, exp.Anonymous) else name.lower(), args, node)
         if fn is None:
             if lookup_aggregate(name) is not None:

@@ -59,7 +59,7 @@ def bind_join(qb, left, j: exp.Join):
     if isinstance(item, exp.Unnest):
         return bind_unnest(qb, left, item, side, j.args.get("on"))
     if isinstance(item, exp.Lateral):
-        raise UnsupportedError("LATERAL TABLE joins (table functions) are not supported", qb.span(j))
+        return bind_lateral_table(qb, left, item, side, j.args.get("on"))
     jkind = {"LEFT": "LEFT", "RIGHT": "RIGHT", "FULL": "FULL"}.get(side, "INNER")
     if kind in ("SEMI", "ANTI"):
         jkind = kind
@@ -470,6 +470,44 @@ def _computed_probe_keys(left: P.Node, cond: P.Expr, nl: int) -> tuple[P.Node, P
                 for i, (c, a, b) in enumerate(found)}
     parts = [replaced.get(id(c), None) or P.shift_refs(c, k, nl) for c in conjuncts(cond)]
     return probe, conjoin(parts), k
+
+
+# -- LATERAL TABLE (table functions) -----------------------------------------------------------
+def bind_lateral_table(qb, left, item: exp.Lateral, side: str, on: Optional[exp.Expression]):
+    """``, LATERAL TABLE(f(args)) [AS] T(cols)`` / ``CROSS JOIN LATERAL TABLE(...)`` / ``LEFT
+    JOIN LATERAL TABLE(...) ON TRUE``: a Python table function (``sqlengine.udf.udtf``) per
+    row of ``left``. Its call gives the list of its rows, which unnest as an array of rows
+    does (Flink's Correlate)."""
+    from sqlengine.binder.relation import Relation
+    from sqlengine.functions import python_udf
+    call = item.this
+    if not (isinstance(call, exp.Anonymous) and call.name.upper() == "TABLE" and len(call.expressions) == 1):
+        raise UnsupportedError("LATERAL supports only TABLE(<table function call>)", qb.span(item))
+    inner = call.expressions[0]
+    name = inner.name if isinstance(inner, exp.Anonymous) else inner.sql_name()
+    if side not in ("", "LEFT"):
+        raise UnsupportedError(f"{side} JOIN LATERAL TABLE is not supported", qb.span(item))
+    if side == "LEFT" and not (isinstance(on, exp.Boolean) and on.this):
+        raise ValidationError("LEFT JOIN LATERAL TABLE supports only ON TRUE", qb.span(on or item))
+    fn = python_udf.find_system(name) or python_udf.find_catalog([name])
+    if fn is None or getattr(fn, "func_type", "") != "table":
+        raise ValidationError(f"No match found for function signature {name}: LATERAL TABLE needs a table "
+                              "function (sqlengine.udf.udtf)", qb.span(inner))
+    binder = ExprBinder(left.scope(qb.source))
+    args = [binder.bind(a) for a in inner.expressions]
+    row = fn.result_type
+    pycall = binder.python_call(fn, name, args, inner)
+    from dataclasses import replace
+    pycall = replace(pycall, type=T.ARRAY(row, True))
+    alias = item.args.get("alias")
+    cols = [c.name for c in alias.columns] if alias is not None else []
+    if cols and len(cols) != len(row.fields):
+        raise ValidationError(f"List of column aliases must have same degree as table; table has "
+                              f"{len(row.fields)} columns, whereas alias list has {len(cols)} columns", qb.span(item))
+    out = [P.Field(cols[i] if cols else f.name, f.type.with_nullable(True)) for i, f in enumerate(row.fields)]
+    node = P.Unnest(left.node, pycall, tuple(out), False, side == "LEFT")
+    tname = alias.name if alias is not None and alias.name else None
+    return Relation(node, left.qualifiers + [tname] * len(out), set(left.hidden))
 
 
 # -- UNNEST ---------------------------------------------------------------------------------

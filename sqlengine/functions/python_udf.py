@@ -118,6 +118,22 @@ def lower(fn: Any, name: str, cols: list[Column], result: DataType) -> Column:
             return target.eval
         return target
 
+    if fn.func_type == "table":
+        width = len(fn.fields)
+
+        def run_table(*args):
+            try:
+                out = []
+                for r in body()(*args) or ():
+                    if width == 1 and not isinstance(r, (tuple, list)) and not hasattr(r, "_fields"):
+                        r = (r,)
+                    out.append(tuple(r))
+                return out
+            except Exception as err:  # noqa: BLE001 - named, with the row's arguments
+                raise RuntimeError(f"Python table function '{name}' failed on the row with arguments {args!r}: "
+                                   f"{type(err).__name__}: {err}") from err
+        return F.udf(run_table, spark_type)(*cols)
+
     if fn.func_type == "pandas":
         def run_batch(*series):
             try:

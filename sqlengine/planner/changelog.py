@@ -40,7 +40,8 @@ def _check_inputs(dag: Dag, n: PhysicalNode) -> None:
     for child in n.op.checked_inputs(n.logical):
         found = updating_node(dag.node(child))
         if found is not None:
-            changes = "update and delete" if "D" in found.changelog else "update"
+            changes = " and ".join(k for k, on in (("update", bool({"UB", "UA"} & found.changelog)),
+                                                   ("delete", "D" in found.changelog)) if on)
             raise ValidationError(f"{label} doesn't support consuming {changes} changes "
                                   f"which is produced by node {found.explain()}")
 

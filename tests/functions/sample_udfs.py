@@ -1,6 +1,6 @@
 """User-defined functions the Python UDF tests load by name (``CREATE FUNCTION ... AS
 'tests.functions.sample_udfs.<name>' LANGUAGE PYTHON``)."""
-from sqlengine.udf import DataTypes, FunctionContext, ScalarFunction, udf
+from sqlengine.udf import DataTypes, FunctionContext, ScalarFunction, TableFunction, udf, udtf
 
 
 @udf(result_type=DataTypes.BIGINT())
@@ -41,3 +41,27 @@ def plain(x):
 @udf(result_type=DataTypes.BIGINT())
 def twice(x):
     return None if x is None else 2 * x
+
+
+@udtf(result_types=[DataTypes.STRING(), DataTypes.INT()])
+def split_words(s):
+    """Each comma-separated word and its length (PyFlink's documentation example)."""
+    for w in (s or "").split(","):
+        if w:
+            yield w, len(w)
+
+
+class Repeat(TableFunction):
+    def eval(self, s, n):
+        for i in range(n or 0):
+            yield s
+
+
+repeat = udtf(Repeat(), result_types=DataTypes.STRING())
+
+
+@udtf(result_types=DataTypes.BIGINT())
+def fails_on_three(x):
+    if x == 3:
+        raise ValueError("three")
+    yield x

@@ -52,7 +52,7 @@ QUERIES = {
 @pytest.mark.parametrize("query", sorted(QUERIES))
 def test_small_epochs_give_the_batch_answer(spark, tmp_path, query):
     path = write_jsonl(tmp_path / "ticker.jsonl", ticker(150, 5))
-    changes, streaming, batch = run_both(spark, tmp_path, DDL.format(path=path), QUERIES[query], lines_per_epoch=12)
+    changes, streaming, batch = run_both(spark, tmp_path, DDL.format(path=path), QUERIES[query], lines_per_epoch=25)
     assert {c[0] for c in changes} == {"+I"}  # insert-only
     assert len(batch) >= 3
     assert streaming == batch
