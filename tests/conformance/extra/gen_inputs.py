@@ -458,6 +458,7 @@ MATCH_CASES = {  # case -> (seed, rows, keyword arguments of ticker)
     "match_equal_times_secondary_order": (210, 120, {"equal_times": True}),
     "match_conditions_and_measures": (211, 120, {}),
     "batch_match_recognize": (212, 300, {}),
+    "match_string_navigation": (213, 150, {}),
     "match_error_all_rows": (230, 20, {}),
     "match_error_alternation": (231, 20, {}),
     "match_error_ambiguous_column": (232, 20, {}),
