@@ -115,6 +115,3 @@ def compile_pattern(elements: tuple[Element, ...]) -> Automaton:
 def _dedupe(guards: tuple[Guard, ...]) -> tuple[Guard, ...]:
     return tuple(dict.fromkeys(guards))
 
-
-def can_match_empty(elements: tuple[Element, ...]) -> bool:
-    return all(e.min == 0 for e in elements)

@@ -39,17 +39,12 @@ residual_functions = frozenset(set(ARITH) | set(COMPARE) | {
 
 
 def arrow_type(t) -> Optional[pa.DataType]:
-    root = t.root
-    simple = {"BOOLEAN": pa.bool_(), "TINYINT": pa.int8(), "SMALLINT": pa.int16(), "INT": pa.int32(),
-              "INTEGER": pa.int32(), "BIGINT": pa.int64(), "FLOAT": pa.float32(), "DOUBLE": pa.float64(),
-              "CHAR": pa.string(), "VARCHAR": pa.string(), "STRING": pa.string(), "DATE": pa.date32()}
-    if root in simple:
-        return simple[root]
-    if root == "DECIMAL":
-        return pa.decimal128(t.precision, t.scale)
-    if root in ("TIMESTAMP", "TIMESTAMP_LTZ"):
-        return pa.timestamp("us", tz="UTC")
-    return None
+    """The Arrow type Spark gives a column of Flink type ``t`` (None: none, e.g. an interval)."""
+    from pyspark.sql.pandas.types import to_arrow_type
+    try:
+        return to_arrow_type(t.to_spark(), timezone="UTC")
+    except Exception:  # noqa: BLE001 - NULL, intervals: left to Arrow's inference
+        return None
 
 
 def _scalar(lit: P.Lit):
@@ -85,8 +80,7 @@ def evaluate(e: P.Expr, resolve: Callable[[P.Expr], object]):
         return resolve(e)
     name = e.name
     if name == "AND":
-        return pc.and_kleene(*(evaluate(a, resolve) for a in e.args[:2])) if len(e.args) == 2 else \
-            _fold(pc.and_kleene, [evaluate(a, resolve) for a in e.args])
+        return _fold(pc.and_kleene, [evaluate(a, resolve) for a in e.args])
     if name == "OR":
         return _fold(pc.or_kleene, [evaluate(a, resolve) for a in e.args])
     if name == "CASE":

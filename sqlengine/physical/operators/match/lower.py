@@ -40,7 +40,7 @@ WM_END = 1 << 62
 class Layout:
     """Column names and Spark types of the pass's frames."""
 
-    def __init__(self, ctx: BatchContext, node: P.Match, compiled: Compiled):
+    def __init__(self, node: P.Match, compiled: Compiled):
         self.node = node
         self.compiled = compiled
         self.keys = [f"f{k}" for k in node.partition_keys]
@@ -256,7 +256,7 @@ def emitted(node: P.Match, lay: Layout, out: DataFrame) -> DataFrame:
 
 def batch_match(ctx: BatchContext, node: P.Match, df: DataFrame) -> Lowered:
     compiled = compile_node(node)
-    lay = Layout(ctx, node, compiled)
+    lay = Layout(node, compiled)
     rows = prepare(ctx, node, df, lay, 0)
     keys = [F.col(k) for k in lay.keys]
     rows = rows.repartition(ctx.shuffle_partitions, *keys) if keys else rows.coalesce(1)
@@ -270,7 +270,7 @@ def epoch_match(ctx: EpochContext, node: P.Match, child: Lowered) -> Lowered:
     for the watermark, runs, waiting matches, row numbers) meet on their task through
     the edge's exchange; the rows the watermark passed are fed, the others kept."""
     compiled = compile_node(node)
-    lay = Layout(ctx, node, compiled)
+    lay = Layout(node, compiled)
     by_proctime = proctime(node)
     prev = ctx.previous_input_watermark
     fresh = prepare(ctx, node, child.df, lay, ctx.epoch)

@@ -97,7 +97,6 @@ class Slots:
     def __init__(self, prog: Program):
         self.prog = prog
         navs = [n for c in prog.conditions for n in _navs(c)] + list(prog.measures)
-        variables = {e.var for e in prog.automaton.elements} | {"*"}
         self.ring: dict[tuple[str, int], int] = {}  # (var, leaf) -> how many last values
         self.first: dict[tuple[str, int], int] = {}
         self.aggs: set[tuple[str, str, Optional[int]]] = set()
@@ -108,7 +107,6 @@ class Slots:
                 self.first[(n.var, n.leaf)] = max(self.first.get((n.var, n.leaf), 0), n.offset + 1)
             elif n.kind == "agg":
                 self.aggs.add((n.var, n.fn, n.leaf))
-        self.variables = sorted(variables)
 
     def types(self) -> dict[str, pa.DataType]:
         lt = self.prog.leaf_types
@@ -273,7 +271,7 @@ class Matcher:
             acc = {p: runs.cols[f"a|{nav.var}|{nav.leaf}|{p}"]
                    for p, _ in _acc_parts(nav.fn, self._leaf_type(nav.leaf))}
             if inc:
-                acc = self._acc_update(nav.fn, acc, cur(nav.leaf) if nav.leaf is not None else None, len(runs))
+                acc = self._acc_update(acc, cur(nav.leaf) if nav.leaf is not None else None, len(runs))
             return self._acc_final(nav.fn, acc)
         raise MatchError(f"{nav} cannot be used here")
 
@@ -281,7 +279,7 @@ class Matcher:
         return self.prog.leaf_types[leaf] if leaf is not None else pa.int64()
 
     @staticmethod
-    def _acc_update(fn: str, acc: dict, value, n: int) -> dict:
+    def _acc_update(acc: dict, value, n: int) -> dict:
         out = dict(acc)
         if "count" in acc:
             add = pa.array(np.ones(n, np.int64)) if value is None else pc.cast(pc.is_valid(value), pa.int64())
@@ -339,7 +337,7 @@ class Matcher:
                     parts_of.setdefault(leaf, set()).update(p for p, _ in _acc_parts(fn, self._leaf_type(leaf)))
             for leaf, names in parts_of.items():  # each accumulator once, whichever aggregates share it
                 parts = {p: cols[f"a|{v}|{leaf}|{p}"] for p in names}
-                for p, value in self._acc_update("", parts, cur(leaf) if leaf is not None else None,
+                for p, value in self._acc_update(parts, cur(leaf) if leaf is not None else None,
                                                  len(runs)).items():
                     cols[f"a|{v}|{leaf}|{p}"] = value
             if f"fs|{v}" in cols:
