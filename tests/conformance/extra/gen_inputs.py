@@ -429,7 +429,7 @@ def functions_collections_regex():
 # --------------------------------------------------------------------------- MATCH_RECOGNIZE
 
 def ticker(r: random.Random, n: int, symbols=("ACME", "BETA", "GAMA"), lo: int = 8, hi: int = 30,
-           max_gap_s: int = 4, equal_times: bool = False) -> list[dict]:
+           max_gap_s: int = 4, equal_times: bool = False, nulls: bool = False) -> list[dict]:
     """Price walks per symbol, interleaved in event-time order (strictly increasing times
     unless ``equal_times``: then rows may share a time and carry an increasing ``seq``)."""
     price = {s: r.randint(lo, hi) for s in symbols}
@@ -439,6 +439,8 @@ def ticker(r: random.Random, n: int, symbols=("ACME", "BETA", "GAMA"), lo: int =
         sym = r.choice(symbols)
         price[sym] = min(hi, max(lo, price[sym] + r.choice([-3, -2, -1, -1, 0, 1, 1, 2, 3])))
         row = {"symbol": sym, "price": price[sym], "tax": r.randint(0, 3), "rowtime": ts(t)}
+        if nulls and r.random() < 0.15:
+            row["price" if r.random() < 0.6 else "tax"] = None
         if equal_times:
             row["seq"] = i
         rows.append(row)
@@ -459,6 +461,7 @@ MATCH_CASES = {  # case -> (seed, rows, keyword arguments of ticker)
     "match_conditions_and_measures": (211, 120, {}),
     "batch_match_recognize": (212, 300, {}),
     "match_string_navigation": (213, 150, {}),
+    "match_nulls": (214, 150, {"nulls": True}),
     "match_error_all_rows": (230, 20, {}),
     "match_error_alternation": (231, 20, {}),
     "match_error_ambiguous_column": (232, 20, {}),
