@@ -348,7 +348,7 @@ def bind_match(qb, rel: Relation, mr: exp.MatchRecognize) -> Relation:
         order.append(P.SortKey(e.index, not o.args.get("desc"), o.args.get("nulls_first")))
     _check_order(qb, node, order, span)
     pattern_text = mr.args["pattern"].name if mr.args.get("pattern") is not None else ""
-    elements = parse_pattern(pattern_text, span)
+    elements = parse_pattern(pattern_text, qb.span(mr.args["pattern"]) if mr.args.get("pattern") is not None else span)
     variables = [e.var for e in elements]
     after, after_var = "PAST LAST ROW", None
     if mr.args.get("after") is not None:

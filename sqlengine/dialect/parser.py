@@ -441,6 +441,7 @@ class FlinkParser(StrictParser, StrictExpressionParser, DdlParser, CommandParser
             if depth > 0 or start is None or end is None:
                 self.raise_error("Expecting )", self._curr)
             pattern = exp.var(self._find_sql(start, end))
+            pattern.meta.update(start=start.start, end=end.end)  # errors in the pattern point at it
         within = self._parse_interval() if self._match_text_seq("WITHIN") else None
         define = (self._parse_csv(self._parse_name_as_expression)
                   if self._match_text_seq("DEFINE") else None)
