@@ -108,7 +108,12 @@ def _jvm_process() -> Optional[subprocess.Popen]:
 def _is_network_error(e: BaseException) -> bool:
     if isinstance(e, (ConnectionError, EOFError)):
         return True
-    return type(e).__name__ in ("Py4JNetworkError", "Py4JError") and "connect" in str(e).lower()
+    if type(e).__name__ == "Py4JNetworkError":
+        return True
+    # A call whose answer never came (the JVM went away mid-call) is a bare Py4JError
+    # "An error occurred while calling o114.awaitTermination", without "connect" in it.
+    text = str(e).lower()
+    return type(e).__name__ == "Py4JError" and ("connect" in text or "error occurred while calling" in text)
 
 
 def _oom_hint() -> str:
