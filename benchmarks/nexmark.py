@@ -230,27 +230,34 @@ def spawn(python: str, mode: str, job: dict, log: Path, timeout: float) -> dict:
 
 
 # -- checking outputs -------------------------------------------------------------------------
-def output(bootstrap: str, topic: str, query: str) -> dict:
-    """The committed changelog of ``topic`` materialized: row count and digest."""
+def output(bootstrap: str, topic: str, query: str, dump: str | None = None) -> dict:
+    """The committed changelog of ``topic`` materialized: row count and digest (and the
+    records, one per line, into ``dump``/``topic``.jsonl)."""
     from benchmarks.kafka_pipeline import read_committed
     table: Counter = Counter()
     records = [0]
+    out = open(Path(dump) / f"{topic}.jsonl", "wb") if dump else None
 
     def add(_key, value):
         if value is None:
             return
         records[0] += 1
+        if out is not None:
+            out.write(value + b"\n")
         event = json.loads(value)
         row = event["after"] if event["op"] in ("c", "r") else event["before"]
         key = tuple(suite.canonical(v) for v in row.values())
-        if event["op"] in ("c", "r"):
-            table[key] += 1
-        else:
-            table[key] -= 1
-            if table[key] <= 0:
-                del table[key]
+        table[key] += 1 if event["op"] in ("c", "r") else -1
     read_committed(bootstrap, topic, add)
+    if out is not None:
+        out.close()
+    # A topic's partitions are read one after another, so a retraction may come before the
+    # row it retracts (the writer spread them over partitions): signed counts, summed.
+    unmatched = sum(-n for n in table.values() if n < 0)
+    table = Counter({k: n for k, n in table.items() if n > 0})
     d = suite.digest(table, query)
+    if unmatched:
+        d["unmatched_retractions"] = unmatched
     d["records"] = records[0]
     d.pop("head", None)
     return d
@@ -363,6 +370,7 @@ def main() -> None:
     ap.add_argument("--in-process", action="store_true", help="also sqlengine on its nexmark connector")
     ap.add_argument("--flink-python", default=FLINK_PYTHON)
     ap.add_argument("--timeout", type=float, default=3600, help="seconds per run")
+    ap.add_argument("--dump", help="a folder to write every output topic's records to (<topic>.jsonl)")
     ap.add_argument("--json", default=str(REPO / "benchmarks" / "results" / "nexmark.json"))
     ap.add_argument("--chart", default=str(REPO / "benchmarks" / "results" / "nexmark.png"))
     args = ap.parse_args()
@@ -404,7 +412,7 @@ def main() -> None:
                         job = {"side": side, "statements": stmts, "conf": side_conf(side, tmp, tag, args, jars)}
                         res = spawn(python, "--child", job, tmp / f"{tag}.log", args.timeout)
                         if not res.get("failed"):
-                            res["output"] = output(bs, topic, q)
+                            res["output"] = output(bs, topic, q, args.dump)
                             seen[side] = res["output"]
                         else:
                             problems.append(f"round {rnd + 1} {q} {side} failed: {res['failed'][-600:]}")

@@ -133,6 +133,8 @@ class ScanContext:
     # The lookup side of a processing-time temporal join (``ConnectorFactory.lookup_source``):
     # a batch DataFrame that reads the table afresh at each action (each epoch).
     lookup: bool = False
+    # The table's ``PARTITIONED BY`` columns (a filesystem table reads them from its folders).
+    partition_keys: tuple[str, ...] = ()
 
 
 @dataclass
@@ -216,6 +218,8 @@ class SinkContext:
     # An exactly-once sink's writer tasks: a task's commit is tied to its number, so they
     # are fixed for the life of a checkpoint (the parallelism of the run that made it).
     writer_tasks: int = 1
+    # The table's ``PARTITIONED BY`` columns (a filesystem sink writes ``k=v`` folders).
+    partition_keys: tuple[str, ...] = ()
 
 
 def fold_upserts(df: Any, names: list[str], keys: list[str]) -> Any:
@@ -261,6 +265,12 @@ class Sink:
         the rows written when the writer counts them (the job's sink metrics), else None."""
         self.write_batch(df)
         return None
+
+    def end_epoch(self, epoch_id: int, query_id: str, watermark: Callable[[], int]) -> None:
+        """On the driver after every epoch of a streaming job, once ``write_epoch`` (if the
+        epoch had rows for the sink) returned: ``watermark()`` is the sink's input watermark
+        after the epoch (``1 << 62`` once its input has ended), computed when called. A
+        filesystem sink commits its partitions here. A replayed epoch calls it again."""
 
     def on_job_end(self, succeeded: bool) -> None:
         """Called on the driver when the job ends (e.g. to print a summary)."""
@@ -391,6 +401,11 @@ class ConnectorFactory:
         """Whether a sink with these options takes update/delete changes (e.g. a file
         sink does with a changelog format)."""
         return self.accepts_updates
+
+    def sink_reads_watermark(self, options: dict[str, str], partition_keys: tuple[str, ...]) -> bool:
+        """Whether the sink needs its input's watermark after each epoch (``Sink.end_epoch``),
+        e.g. a filesystem sink committing partitions on partition time."""
+        return False
 
     def source_changelog(self, options: dict[str, str]) -> str:
         """The changelog a scan of a table with these options emits (Flink's ChangelogMode

@@ -25,7 +25,7 @@ output (``runtime/keygroups.py``). Columns that never leave one module are not l
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Final
+from typing import Any, Final
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
@@ -79,6 +79,9 @@ class Lowered:
     rt: bool = False
     empty: bool = False
     split: bool = False
+    # A sink's input watermark after the epoch (possibly lazy), for sinks that read it
+    # (``connectors.base.Sink.end_epoch``); None elsewhere.
+    wm: Any = None
 
     def hidden(self) -> list[Column]:
         """The hidden columns, in a fixed order (to carry them through a projection)."""

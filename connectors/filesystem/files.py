@@ -204,6 +204,7 @@ def publish(fs: pafs.FileSystem, staged: str, final: str) -> None:
         delete(fs, staged)
         return
     if exists(fs, staged):
+        fs.create_dir(posixpath.dirname(final), recursive=True)  # a partition's folder
         fs.move(staged, final)
 
 

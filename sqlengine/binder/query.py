@@ -203,7 +203,7 @@ class QueryBinder:
         scan = P.TableScan(name, tuple(P.Field(c.name, c.type.with_time_attr(rowtime if c.name in wm else None))
                                        for c in physical), table.options, options.get("connector", ""),
                            metadata, tuple(schema.primary_key or ()), changelog,
-                           self.streaming and bool(schema.watermarks))
+                           self.streaming and bool(schema.watermarks), tuple(table.partition_keys))
         scope = Scope([ScopeColumn(None, c.name, c.type, i) for i, c in enumerate(physical)], "")
         projs, names = [], []
         pindex = {c.name: i for i, c in enumerate(physical)}
@@ -505,7 +505,8 @@ class QueryBinder:
         metadata = tuple((c.name, c.metadata_key or c.name) for c in sink_cols if c.kind == "metadata")
         return P.Sink(query, name, fields, table.options, options.get("connector", ""),
                       bool(node.args.get("overwrite")), span=self.span(node), metadata=metadata,
-                      primary_key=tuple(table.schema.primary_key or ()))
+                      primary_key=tuple(table.schema.primary_key or ()),
+                      partition_keys=tuple(table.partition_keys))
 
 
 def _same_type(src: T.DataType, dst: T.DataType) -> bool:

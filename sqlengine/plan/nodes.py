@@ -187,6 +187,7 @@ class TableScan(Node):
     # Whether the table declares a watermark (the scan then carries its splits, for
     # per-split watermarks).
     watermarked: bool = False
+    partition_keys: tuple[str, ...] = ()  # the table's PARTITIONED BY columns
 
     @property
     def schema(self) -> tuple[Field, ...]:
@@ -407,7 +408,7 @@ class Sink(Unary):
     span: Optional[Span] = field(default=None, compare=False)
     metadata: tuple[tuple[str, str], ...] = ()  # (column, metadata key) of written metadata columns
     primary_key: tuple[str, ...] = ()
-
+    partition_keys: tuple[str, ...] = ()  # the table's PARTITIONED BY columns
 
     @property
     def schema(self):

@@ -35,6 +35,7 @@ from sqlengine.runtime.restart import restart_strategy
 from sqlengine.runtime.runner import committed, finished, start_epoch_query, stop_at_epoch_boundary
 from sqlengine.runtime import savepoint as savepoints
 from sqlengine.runtime.state import StateStore
+from sqlengine.runtime.watermarks import WM_MIN, as_int
 
 STATE_STORE_PROVIDER = "spark.sql.streaming.stateStore.providerClass"
 # Flink's state.backend.type -> Spark's state store. Spark records the provider in the
@@ -505,11 +506,12 @@ def _consumer(root: PhysicalNode, writer, updating: bool, holder: dict):
     written = holder.setdefault("written", {})  # sink node id -> rows written (when the writer counts)
 
     def consume(low: Lowered, epoch: int) -> None:
-        if low.empty:
-            return
-        n = writer.write_epoch(root.op.rows(root.logical, low, updating), epoch, holder["query_id"])
-        if isinstance(n, int):
-            written[root.id] = written.get(root.id, 0) + n
+        if not low.empty:
+            n = writer.write_epoch(root.op.rows(root.logical, low, updating), epoch, holder["query_id"])
+            if isinstance(n, int):
+                written[root.id] = written.get(root.id, 0) + n
+        wm = low.wm
+        writer.end_epoch(epoch, holder["query_id"], lambda: WM_MIN if wm is None else as_int(wm))
     return consume
 
 

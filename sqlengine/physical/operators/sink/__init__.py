@@ -3,12 +3,14 @@ hands it the lowered input with the sink's column names (``rows``): ``write_batc
 batch, ``write_epoch`` per epoch (exactly-once sinks make a replayed epoch a no-op)."""
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Optional
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from connectors.base import Options, SinkContext, check_metadata, factory_for
+from sqlengine.errors import ConnectorError
 from sqlengine.hidden import OP, Lowered, drop_eoi
 from sqlengine.physical.operator import Operator, register
 from sqlengine.plan import nodes as P
@@ -29,7 +31,16 @@ class Sink(Operator):
         return child
 
     def lower_epoch(self, ctx: EpochContext, node: P.Sink, child: Lowered) -> Lowered:
-        return child
+        """The rows, with the input watermark after the epoch for ``Sink.end_epoch``."""
+        return replace(child, wm=ctx.upstream_watermark)
+
+    def reads_watermark(self, node: P.Sink) -> bool:
+        """A sink that acts on the watermark (a filesystem sink's partition-time commit)."""
+        try:
+            factory = factory_for(node.connector or None, node.table)
+        except ConnectorError:  # reported when the sink is opened
+            return False
+        return factory.sink_reads_watermark(dict(node.options), node.partition_keys)
 
     def writer(self, ctx: BatchContext, node: P.Sink, sink_id: str, updating: bool) -> Any:
         """The connector's writer for this sink (``connectors.base.Sink``)."""
@@ -39,7 +50,7 @@ class Sink(Operator):
         sctx = SinkContext(job.spark, job.streaming, job.parallelism, node.table,
                            [(f.name, f.type) for f in node.fields], Options(node.connector, dict(node.options)),
                            updating, job.functions.local_time_zone, job.job_id, sink_id, job.conf,
-                           list(node.metadata), node.primary_key, job.writer_tasks)
+                           list(node.metadata), node.primary_key, job.writer_tasks, node.partition_keys)
         return factory.sink(sctx)
 
     def rows(self, node: P.Sink, low: Lowered, updating: Optional[bool] = None) -> DataFrame:

@@ -51,7 +51,7 @@ def _open(ctx: BatchContext, node: P.TableScan, lookup: bool = False) -> Lowered
     result = factory.scan(ScanContext(job.spark, job.streaming and not lookup, job.parallelism, node.table,
                                       [(f.name, f.type) for f in physical], opts,
                                       job.functions.local_time_zone, job.job_id, job.conf, meta,
-                                      node.primary_key, lookup=lookup))
+                                      node.primary_key, lookup=lookup, partition_keys=node.partition_keys))
     df = result.df
     if not lookup:
         number = ctx.register_scan(result)
