@@ -19,6 +19,10 @@ Register one with ``Session.create_temporary_system_function("count_char", count
 (or ``create_temporary_function``), or name it in SQL:
 ``CREATE TEMPORARY FUNCTION count_char AS 'my_module.count_char' LANGUAGE PYTHON``.
 
+Aggregate functions: ``udaf(AggregateFunctionSubclass(), result_type=...)`` or
+``@udaf(result_type=..., func_type="pandas")`` (``functions/python_udaf.py`` lowers them;
+in a streaming GROUP BY their accumulators are state and ``retract`` takes rows back).
+
 ``func_type="general"`` (the default) calls the function once per row with Python values
 (None for NULL), ``"pandas"`` once per Arrow batch with pandas Series. ``result_type`` is
 required (a ``DataTypes`` type or its SQL text); ``input_types``, when given, are the types
@@ -221,5 +225,112 @@ def udtf(f: Optional[Union[Callable, TableFunction]] = None, input_types: Option
     return wrap if f is None else wrap(f)
 
 
-__all__ = ["DataTypes", "FunctionContext", "ScalarFunction", "TableFunction", "UserDefinedScalarFunction",
-           "UserDefinedTableFunction", "udf", "udtf"]
+class AggregateFunction:
+    """A user-defined aggregate function (PyFlink's): ``create_accumulator`` makes a group's
+    accumulator, ``accumulate`` adds a row's arguments to it, ``retract`` takes a row's away
+    (needed when the input of a streaming GROUP BY is updating: a GROUP BY over a GROUP BY,
+    a join, Top-N), ``merge`` folds other accumulators in, ``get_value`` gives the result.
+    Accumulators are kept in the job's state pickled, so any picklable object will do."""
+
+    def open(self, function_context: FunctionContext) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def create_accumulator(self) -> Any:
+        raise NotImplementedError
+
+    def accumulate(self, accumulator: Any, *args: Any) -> None:
+        raise NotImplementedError
+
+    def retract(self, accumulator: Any, *args: Any) -> None:
+        raise RuntimeError("Method retract is not implemented")
+
+    def merge(self, accumulator: Any, accumulators: Any) -> None:
+        raise RuntimeError("Method merge is not implemented")
+
+    def get_value(self, accumulator: Any) -> Any:
+        raise NotImplementedError
+
+    def get_result_type(self) -> TypeLike:
+        raise RuntimeError("Method get_result_type is not implemented")
+
+    def get_accumulator_type(self) -> TypeLike:
+        raise RuntimeError("Method get_accumulator_type is not implemented")
+
+    def is_deterministic(self) -> bool:
+        return True
+
+
+def _declared(func: Any, method: str) -> Optional[TypeLike]:
+    """``get_result_type()`` / ``get_accumulator_type()`` of an AggregateFunction, or None."""
+    try:
+        return getattr(func, method)()
+    except (AttributeError, NotImplementedError, RuntimeError):
+        return None
+
+
+class UserDefinedAggregateFunction:
+    """What ``udaf`` returns. ``func_type="general"``: an ``AggregateFunction`` called per
+    row; ``"pandas"``: a plain function over pandas Series returning one value, called once
+    per group (or window)."""
+
+    def __init__(self, func: Union[Callable, AggregateFunction], result_type: Optional[TypeLike] = None,
+                 accumulator_type: Optional[TypeLike] = None, input_types: Optional[list[TypeLike]] = None,
+                 func_type: str = "general", deterministic: Optional[bool] = None, name: Optional[str] = None):
+        if func_type not in ("general", "pandas"):
+            raise ValueError(f"The func_type must be one of 'general, pandas', got {func_type}.")
+        if func_type == "general" and not all(hasattr(func, m) for m in ("create_accumulator", "accumulate",
+                                                                         "get_value")):
+            raise TypeError(f"udaf: a general aggregate function must be an AggregateFunction, got {func!r}")
+        if result_type is None:
+            result_type = _declared(func, "get_result_type")
+        if result_type is None:
+            raise TypeError("udaf: result_type must be given (or get_result_type() implemented)")
+        if accumulator_type is None and func_type == "general":
+            accumulator_type = _declared(func, "get_accumulator_type")
+        self.func = func
+        self.result_type = data_type(result_type, "result_type")
+        if func_type == "pandas" and self.result_type.root == "MAP":
+            raise TypeError(f"Invalid returnType: Pandas UDAF doesn't support DataType type "
+                            f"{self.result_type.sql(False)} currently")
+        self.accumulator_type = None if accumulator_type is None else data_type(accumulator_type, "accumulator_type")
+        self.input_types = None if input_types is None else [data_type(t, "input_types") for t in input_types]
+        self.func_type = func_type
+        if deterministic is None:
+            deterministic = func.is_deterministic() if isinstance(func, AggregateFunction) else True
+        self.deterministic = deterministic
+        self.name = name or getattr(func, "__name__", None) or type(func).__name__
+
+    @property
+    def retracts(self) -> bool:
+        """Whether the function can take rows back (a pandas function recomputes its group)."""
+        if self.func_type == "pandas":
+            return True
+        method = getattr(type(self.func), "retract", None)
+        return method is not None and method is not AggregateFunction.retract
+
+    def __repr__(self) -> str:
+        return f"udaf({self.name}, result_type={self.result_type.sql(False)}, func_type={self.func_type!r})"
+
+
+def udaf(f: Optional[Union[Callable, AggregateFunction]] = None, input_types: Optional[list[TypeLike]] = None,
+         result_type: Optional[TypeLike] = None, accumulator_type: Optional[TypeLike] = None,
+         deterministic: Optional[bool] = None, name: Optional[str] = None, func_type: str = "general") -> Any:
+    """PyFlink's ``udaf``: ``udaf(MyAgg(), result_type=..., accumulator_type=...)`` over an
+    ``AggregateFunction``, or ``@udaf(result_type=..., func_type="pandas")`` over a function
+    of pandas Series. Usable wherever a built-in aggregate is (GROUP BY, window TVF
+    aggregation, OVER), with DISTINCT and FILTER."""
+    if func_type not in ("general", "pandas"):
+        raise ValueError(f"The func_type must be one of 'general, pandas', got {func_type}.")
+
+    def wrap(func: Union[Callable, AggregateFunction]) -> UserDefinedAggregateFunction:
+        return UserDefinedAggregateFunction(func, result_type, accumulator_type, input_types, func_type,
+                                            deterministic, name)
+    return wrap if f is None else wrap(f)
+
+
+__all__ = ["AggregateFunction", "DataTypes", "FunctionContext", "ScalarFunction", "TableFunction",
+           "UserDefinedAggregateFunction", "UserDefinedScalarFunction", "UserDefinedTableFunction", "udaf", "udf",
+           "udtf"]

@@ -88,10 +88,10 @@ class Session(SessionState):
 
 def _function(function):
     from catalog.objects import CatalogFunction
-    from sqlengine.udf import UserDefinedScalarFunction
-    if not isinstance(function, UserDefinedScalarFunction):
+    from sqlengine.udf import UserDefinedAggregateFunction, UserDefinedScalarFunction, UserDefinedTableFunction
+    if not isinstance(function, (UserDefinedScalarFunction, UserDefinedTableFunction, UserDefinedAggregateFunction)):
         raise TypeError(f"{function!r} is not a user-defined function: wrap it with "
-                        f"sqlengine.udf.udf(..., result_type=...)")
+                        f"sqlengine.udf.udf(..., result_type=...) (udtf, udaf)")
     name = getattr(function.func, "__qualname__", type(function.func).__name__)
     module = getattr(function.func, "__module__", "")
     return CatalogFunction(f"{module}.{name}" if module else name, "PYTHON", instance=function)

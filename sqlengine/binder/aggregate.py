@@ -35,7 +35,12 @@ def _is_agg(node: exp.Expression) -> bool:
     if isinstance(node, (exp.IgnoreNulls, exp.RespectNulls)):
         return _is_agg(node.this)
     name = _fname(node)
-    return name is not None and lookup_aggregate(name) is not None and lookup_scalar(name) is None
+    if name is None:
+        return False
+    if lookup_aggregate(name) is not None and lookup_scalar(name) is None:
+        return True
+    from sqlengine.functions.python_udf import find_aggregate
+    return find_aggregate(name, [node.name if isinstance(node, exp.Anonymous) else name]) is not None
 
 
 def _walk_outside_windows(node: exp.Expression):

@@ -573,6 +573,9 @@ class ExprBinder:
     def call(self, name: str, args: list[exp.Expression], node: exp.Expression) -> Expr:
         if lookup_scalar(name) is None and lookup_aggregate(name) is not None:
             return self.aggregate(node)  # its arguments are bound by the aggregation, over its input
+        from sqlengine.functions.python_udf import find_aggregate
+        if find_aggregate(name, [node.name if isinstance(node, exp.Anonymous) else name]) is not None:
+            return self.aggregate(node)
         return self.call_bound(name, [self.bind(a) for a in args], node)
 
     def call_bound(self, name: str, args: list[Expr], node: exp.Expression) -> Expr:
@@ -582,6 +585,9 @@ class ExprBinder:
         if user is None and fn is None and lookup_aggregate(name) is None:
             user = python_udf.find_catalog([node.name if isinstance(node, exp.Anonymous) else name])
         if user is not None:
+            from sqlengine.functions.python_udf import is_aggregate
+            if is_aggregate(user):
+                return self.aggregate(node)
             if getattr(user, "func_type", "") == "table":
                 raise self.error(f"'{node.name if isinstance(node, exp.Anonymous) else name.lower()}' is a table "
                                  "function: call it in FROM, as LATERAL TABLE(...)", node)
@@ -600,8 +606,13 @@ class ExprBinder:
 
 def _python_call(binder: "ExprBinder", fn, name: str, args: list[Expr], node: exp.Expression) -> Expr:
     """A user-defined Python function's call: its arguments cast to its ``input_types``."""
-    from sqlengine.functions.casts import cast_allowed
     from sqlengine.plan.nodes import PyCall
+    return PyCall(fn.result_type, name, tuple(_cast_arguments(binder, fn, name, args, node)), fn)
+
+
+def _cast_arguments(binder: "ExprBinder", fn, name: str, args: list[Expr], node: exp.Expression) -> list[Expr]:
+    """A Python function's arguments cast to its ``input_types`` (when it has them)."""
+    from sqlengine.functions.casts import cast_allowed
     if fn.input_types is not None:
         if len(fn.input_types) != len(args):
             raise binder.error(f"Function '{name}' takes {len(fn.input_types)} argument(s), "
@@ -616,7 +627,7 @@ def _python_call(binder: "ExprBinder", fn, name: str, args: list[Expr], node: ex
                 raise binder.error(f"Function '{name}' takes {t.sql(False)} where {a.type.sql(False)} "
                                    f"was given", node)
         args = cast
-    return PyCall(fn.result_type, name, tuple(args), fn)
+    return args
 
 
 def _json_options(null_handling: str, members: list[Expr]) -> Lit:
@@ -683,6 +694,12 @@ def bind_aggregate_call(binder: ExprBinder, node: exp.Expression):
             raise binder.error(f"{'IGNORE' if nulls is exp.IgnoreNulls else 'RESPECT'} NULLS is not "
                                f"supported by {name}", node)
         name = NULL_TREATMENT[name] if nulls is exp.IgnoreNulls else name
+    from sqlengine.functions.python_udf import find_aggregate
+    user = find_aggregate(name, [node.name if isinstance(node, exp.Anonymous) else name])
+    if user is not None:
+        shown = node.name if isinstance(node, exp.Anonymous) else name.lower()
+        args = tuple(_cast_arguments(binder, user, shown, [binder.bind(a) for a in raw], node))
+        return AggCall(shown, args, user.result_type, distinct, filt, function=user)
     fn = lookup_aggregate(name)
     if fn is None:
         raise binder.error(f"Unknown aggregate function {name}", node)

@@ -142,7 +142,7 @@ def _bind_call(qb, fn: exp.Expression, binder: ExprBinder, order, schema, spec, 
     call = bind_aggregate_call(binder, fn)
     if call.filter is not None:
         raise UnsupportedError("FILTER in OVER aggregates is not supported", qb.span(fn))
-    return P.OverCall(call.name, call.args, call.type, frame, call.distinct)
+    return P.OverCall(call.name, call.args, call.type, frame, call.distinct, call.function)
 
 
 def _ntile_buckets(qb, fn: exp.Expression, binder: ExprBinder) -> tuple[P.Expr, ...]:

@@ -58,6 +58,25 @@ def find_catalog(parts: list[str]) -> Optional[Any]:
     return None if fn is None else instantiate(fn, ".".join(parts))
 
 
+def find_aggregate(name: str, parts: list[str]) -> Optional[Any]:
+    """The user-defined aggregate function a call of ``name`` resolves to (Flink's order:
+    temporary system functions, built-ins, catalog functions), or None."""
+    from sqlengine.functions.registry import lookup_aggregate, lookup_scalar
+    if USER_FUNCTIONS.get() is None:
+        return None
+    catalogs = USER_FUNCTIONS.get()
+    entry, shown = catalogs.find_temporary_system_function(name), name
+    if entry is None and lookup_scalar(name) is None and lookup_aggregate(name) is None:
+        try:
+            entry, shown = catalogs.find_function(catalogs.qualify(parts)), ".".join(parts)
+        except Exception:  # noqa: BLE001 - not a function name
+            return None
+    if entry is None or (entry.instance is None and entry.language != "PYTHON"):
+        return None  # not a Python function: its call as a scalar function says why
+    fn = instantiate(entry, shown)
+    return fn if is_aggregate(fn) else None
+
+
 class FunctionContext:
     """What ``ScalarFunction.open`` receives (PyFlink's): job parameters."""
 
@@ -66,6 +85,11 @@ class FunctionContext:
 
     def get_job_parameter(self, key: str, default_value: Optional[str] = None) -> Optional[str]:
         return self._params.get(key, default_value)
+
+
+def is_aggregate(obj: Any) -> bool:
+    """A ``sqlengine.udf.UserDefinedAggregateFunction``, by its shape (this layer does not import the API)."""
+    return hasattr(obj, "accumulator_type") and hasattr(obj, "func_type")
 
 
 def _is_udf(obj: Any) -> bool:

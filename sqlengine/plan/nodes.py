@@ -103,6 +103,8 @@ class AggCall:
     type: DataType
     distinct: bool = False
     filter: Optional[Expr] = None
+    # a user-defined aggregate function's ``UserDefinedAggregateFunction`` (python_udaf.py)
+    function: Any = field(default=None, compare=False, hash=False, repr=False)
 
     def __str__(self) -> str:
         inner = ", ".join(str(a) for a in self.args) or ("*" if self.name == "COUNT" else "")
@@ -526,6 +528,7 @@ class OverCall:
     type: DataType
     frame: Frame = Frame()
     distinct: bool = False
+    function: Any = field(default=None, compare=False, hash=False, repr=False)  # a udaf (AggCall's)
 
     def __str__(self) -> str:
         inner = ", ".join(str(a) for a in self.args)

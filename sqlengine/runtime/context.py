@@ -116,9 +116,10 @@ class BatchContext:
         """A plan expression over the node's input columns as a Spark column."""
         return self.job.exprs.lower(e)
 
-    def aggregates(self, aggs: tuple[P.AggCall, ...], grouping_sets: bool = False) -> list[Column]:
-        """The aggregate calls as Spark aggregate columns ``a0..``."""
-        return self.job.exprs.aggregates(aggs, grouping_sets)
+    def aggregates(self, aggs: tuple[P.AggCall, ...], grouping_sets: bool = False,
+                   folded: bool = False) -> list[Column]:
+        """The aggregate calls as Spark aggregate columns ``a0..`` (``folded``: see ExprLowerer)."""
+        return self.job.exprs.aggregates(aggs, grouping_sets, folded)
 
     # -- sources -------------------------------------------------------------------------
     def cached_scan(self, key: Any) -> Optional[Lowered]:

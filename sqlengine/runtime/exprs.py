@@ -54,9 +54,12 @@ class ExprLowerer:
             return F.lit(None)
         return F.lit(e.value).cast(e.type.to_spark())
 
-    def aggregates(self, aggs: tuple[P.AggCall, ...], grouping_sets: bool = False) -> list[Column]:
-        """One column per aggregate call, named ``a0..``."""
-        key = ("aggs", id(aggs), grouping_sets)
+    def aggregates(self, aggs: tuple[P.AggCall, ...], grouping_sets: bool = False,
+                   folded: bool = False) -> list[Column]:
+        """One column per aggregate call, named ``a0..``; ``folded``: the calls of
+        accumulator-based Python functions are NULL here (a streaming GROUP BY folds them
+        into state: group_aggregate/udaf.py)."""
+        key = ("aggs", id(aggs), grouping_sets, folded)
         hit = self.memo.get(key)
         if hit is not None and hit[0] is aggs:
             return hit[1]
@@ -65,12 +68,23 @@ class ExprLowerer:
             if a.name in ("GROUPING", "GROUPING_ID"):
                 out.append(_grouping(a, grouping_sets).alias(f"a{j}"))
                 continue
-            fn = lookup_aggregate(a.name)
             cols = [self.lower(x) for x in a.args]
             filt = self.lower(a.filter) if a.filter is not None else None
+            if a.function is not None:
+                out.append(self.user_aggregate(a, cols, filt, folded).alias(f"a{j}"))
+                continue
+            fn = lookup_aggregate(a.name)
             out.append(fn.lower(cols, [to_arg(x) for x in a.args], a.type, a.distinct, filt, self.ctx).alias(f"a{j}"))
         self.memo[key] = (aggs, out)
         return out
+
+
+    @staticmethod
+    def user_aggregate(a: P.AggCall, cols: list[Column], filt: Optional[Column], folded: bool) -> Column:
+        from sqlengine.functions import python_udaf
+        if folded and python_udaf.folds(a.function):
+            return F.max(F.lit(None).cast(a.type.to_spark()))
+        return python_udaf.lower_aggregate(a.function, a.name, cols, a.type, a.distinct, filt)
 
 
 def _grouping(a: P.AggCall, grouping_sets: bool) -> Column:

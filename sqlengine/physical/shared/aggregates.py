@@ -14,16 +14,18 @@ from sqlengine.runtime.context import BatchContext
 MERGE = {"COUNT": F.sum, "SUM": F.sum, "MIN": F.min, "MAX": F.max}
 
 
-def batch_aggregate(ctx: BatchContext, node: P.Aggregate, df: DataFrame, keyed: bool = False) -> DataFrame:
+def batch_aggregate(ctx: BatchContext, node: P.Aggregate, df: DataFrame, keyed: bool = False,
+                    folded: bool = False) -> DataFrame:
     """The aggregation of ``df`` (columns f0..): keys then aggregates; ``keyed``: ``df``
-    came through the node's exchange, whose ``__task`` is kept (a key of the grouping)."""
+    came through the node's exchange, whose ``__task`` is kept (a key of the grouping);
+    ``folded``: accumulator-based Python aggregates are left NULL (their state has them)."""
     keys = [fcol(k) for k in node.keys]
     task = [F.col(TASK)] if keyed else []
     if any(a.distinct for a in node.aggs) and keys and not keyed:
         # One exchange on the keys (Spark would shuffle on keys + distinct column first).
         df = df.repartition(ctx.shuffle_partitions, *keys)
     sets = node.grouping_sets
-    aggs = ctx.aggregates(node.aggs, sets is not None)
+    aggs = ctx.aggregates(node.aggs, sets is not None, folded)
     if sets is not None:
         grouped = df.groupingSets([[fcol(k) for k in s] for s in sets], *keys) \
             .agg(*(aggs or [F.lit(0).alias("__none")]))

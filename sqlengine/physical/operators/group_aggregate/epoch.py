@@ -18,6 +18,7 @@ from pyspark.sql import functions as F
 
 from sqlengine.config import state_ttl_ms
 from sqlengine.hidden import COUNT, OP, TASK, Lowered, fcol, fcols
+from sqlengine.physical.operators.group_aggregate.udaf import fold_udafs, folded
 from sqlengine.physical.shared.aggregates import MERGE, batch_aggregate
 from sqlengine.physical.shared.logs import append_log
 from sqlengine.plan import nodes as P
@@ -49,7 +50,7 @@ def keyed_changes(old: DataFrame, new: DataFrame, nk: int, width: int) -> DataFr
 def mergeable(node: P.Aggregate, child: Lowered) -> bool:
     """Over an insert-only input, COUNT/SUM/MIN/MAX results are their own accumulators."""
     return not child.updating and bool(node.keys) and not node.grouping_sets and all(
-        a.name in MERGE and not a.distinct for a in node.aggs)
+        a.name in MERGE and not a.distinct and a.function is None for a in node.aggs)
 
 
 def _add(o: Column, p: Column) -> Column:
@@ -133,10 +134,13 @@ def epoch_group_aggregate(ctx: EpochContext, node: P.Aggregate, child: Lowered) 
     live = expiry.live(stored, keys)
     new_in = net(semi(live, touched, keys).unionByName(delta), cols)
     new_in = ctx.persist(new_in)
-    out = batch_aggregate(ctx, node, expand(new_in), keyed=True)
+    udafs = folded(node)
+    out = batch_aggregate(ctx, node, expand(new_in), keyed=True, folded=bool(udafs))
     if not node.keys:  # a global aggregate has no row while its input is empty (Flink)
         rows = new_in.agg(F.sum(COUNT).alias("__c"))
         out = out.crossJoin(rows).where(F.col("__c") > 0).drop("__c")
+    if udafs:  # Python aggregate functions' accumulators: state of their own
+        out = fold_udafs(ctx, node, delta, touched, out)
     out = ctx.persist(out)
     nk, nout = len(node.keys), len(node.schema)
     out_keys = fcols(nk) + [TASK]

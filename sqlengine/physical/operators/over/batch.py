@@ -54,10 +54,14 @@ def over_column(ctx: BatchContext, node: P.Over, call: P.OverCall) -> Column:
         default = args[2] if len(call.args) > 2 else None
         out = fn(args[0], offset).over(window(node.partition_keys, node.order_keys))
         return F.coalesce(out, default) if default is not None else out
+    cols = [ctx.expr(a) for a in call.args]
+    if call.function is not None:
+        from sqlengine.functions.python_udaf import lower_aggregate
+        return lower_aggregate(call.function, call.name, cols, call.type, call.distinct, None,
+                               frame_window(node, call.frame))
     fn = lookup_aggregate(call.name)
     if fn is None:
         raise UnsupportedError(f"Unsupported OVER function {call.name}")
-    cols = [ctx.expr(a) for a in call.args]
     return fn.lower_over(cols, [to_arg(a) for a in call.args], call.type, call.distinct, None,
                          ctx.functions, frame_window(node, call.frame))
 

@@ -40,6 +40,9 @@ def over_columns(ctx: BatchContext, node: P.Over) -> list[Column]:
             expr = F.lag(args[0], _lag_offset(c)).over(_window(node, None))
             if len(c.args) > 2:
                 expr = F.coalesce(expr, args[2])
+        elif c.function is not None:
+            from sqlengine.functions.python_udaf import lower_aggregate
+            expr = lower_aggregate(c.function, c.name, [ctx.expr(a) for a in c.args], c.type, c.distinct, None, w)
         else:
             agg = lookup_aggregate(c.name)
             args = [ctx.expr(a) for a in c.args]

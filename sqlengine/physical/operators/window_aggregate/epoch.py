@@ -55,7 +55,7 @@ def epoch_window_aggregate(ctx: EpochContext, node: P.WindowAggregate, child: Lo
         ctx = ProcessingClock(ctx)
     if spec.kind == "SESSION":
         return _session(ctx, node, child)
-    mergeable = all(a.name in MERGE and not a.distinct for a in node.aggs)
+    mergeable = all(a.name in MERGE and not a.distinct and a.function is None for a in node.aggs)
     if mergeable and slice_ms(spec):
         return _sliced(ctx, node, child, slice_ms(spec))
     width = len(node.input.schema)
