@@ -291,7 +291,9 @@ def side_conf(side: str, tmp: Path, tag: str, args, jars: str) -> dict:
         return {"parallelism.default": "2", "execution.checkpointing.dir": str(tmp / f"ck-{tag}"),
                 "execution.checkpointing.interval": args.interval}
     conf = {"pipeline.jars": jars, "parallelism.default": "2", "execution.checkpointing.interval": args.interval,
-            "python.executable": args.flink_python}
+            "python.executable": args.flink_python,
+            # Flink keeps checkpoints in the JobManager's memory (at most 5 MB of state) without it
+            "execution.checkpointing.dir": f"file://{tmp}/ck-{tag}"}
     if side == "flink-nexmark":
         conf.update(NEXMARK_CONF)
     return conf

@@ -186,10 +186,10 @@ def run(query: str, side: str, bs: str, tmp: Path, lines: list[str], args, jar: 
     for f in admin.create_topics([NewTopic(t, PARTITIONS, 1) for t in (src, out)]).values():
         f.result()
     conf = {"parallelism.default": "2", "execution.checkpointing.interval": args.interval}
-    if side == "flink":
+    conf["execution.checkpointing.dir"] = str(tmp / f"ck-{query}-{side}")
+    if side == "flink":  # (Flink keeps checkpoints in the JobManager's memory, 5 MB at most, without a dir)
         conf["pipeline.jars"] = f"file://{jar}"
-    else:
-        conf["execution.checkpointing.dir"] = str(tmp / f"ck-{query}")
+        conf["execution.checkpointing.dir"] = "file://" + conf["execution.checkpointing.dir"]
     spec = tmp / f"{query}-{side}.json"
     spec.write_text(json.dumps({"side": side, "conf": conf, "statements": statements(query, bs, src, out)}))
     log = tmp / f"{query}-{side}.log"
