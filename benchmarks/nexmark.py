@@ -204,13 +204,42 @@ def fill(path: str) -> None:
     print("RESULT " + json.dumps({"seconds": time.perf_counter() - t}), flush=True)
 
 
+class Memory(Sample):
+    """``Sample`` (peak RSS summed over the process tree, CPU) plus the peak PSS: summed RSS
+    counts a page shared by forked processes (Spark's Python workers fork from a daemon) once
+    per process; PSS shares it among them, so a tree's PSS is the memory it holds."""
+
+    def __init__(self, pid: int):
+        super().__init__(pid)
+        self.peak_pss = 0
+        self.ticks = 0
+
+    def tick(self) -> None:
+        import psutil
+        super().tick()
+        self.ticks += 1
+        if self.ticks % 5:
+            return
+        pss = 0
+        try:
+            procs = [self.root] + self.root.children(recursive=True)
+        except psutil.Error:
+            return
+        for pr in procs:
+            try:
+                pss += pr.memory_full_info().pss
+            except (psutil.Error, AttributeError):
+                continue
+        self.peak_pss = max(self.peak_pss, pss)
+
+
 def spawn(python: str, mode: str, job: dict, log: Path, timeout: float) -> dict:
     spec = log.with_suffix(".json")
     spec.write_text(json.dumps(job))
     t = time.perf_counter()
     with open(log, "wb") as out:
         proc = subprocess.Popen([python, __file__, mode, str(spec)], stdout=out, stderr=subprocess.STDOUT, cwd=REPO)
-        sample = Sample(proc.pid)
+        sample = Memory(proc.pid)
         deadline = time.monotonic() + timeout
         while proc.poll() is None:
             sample.tick()
@@ -225,7 +254,8 @@ def spawn(python: str, mode: str, job: dict, log: Path, timeout: float) -> dict:
     if proc.returncode != 0 or result is None:
         tail = "\n".join(text.splitlines()[-25:])
         return {"failed": f"exit {proc.returncode}: ...{tail[-3000:]}", "wall": wall}
-    result.update(wall=wall, rss_mb=sample.peak / 2 ** 20, cpu=sum(sample.cpu.values()))
+    result.update(wall=wall, rss_mb=sample.peak / 2 ** 20, pss_mb=sample.peak_pss / 2 ** 20,
+                  cpu=sum(sample.cpu.values()))
     return result
 
 
@@ -312,6 +342,7 @@ def summarize(events: int, results: dict, sides: list[str]) -> tuple[str, list[d
             if runs:
                 row[side] = {"events_s": events / median([r["seconds"] for r in runs]),
                              "cpu": median([r["cpu"] for r in runs]), "rss_mb": median([r["rss_mb"] for r in runs]),
+                             "pss_mb": median([r.get("pss_mb", 0) for r in runs]),
                              "rounds": len(runs)}
         flinks = [s for s in ("flink", "flink-nexmark") if s in row]
         if flinks:
@@ -322,8 +353,11 @@ def summarize(events: int, results: dict, sides: list[str]) -> tuple[str, list[d
                         "; ".join(sorted({c for c in checks if c != "ok"})) or "-")
         rows.append(row)
     head = ("| query | sqlengine events/s | Flink events/s (config) | ratio | sqlengine CPU s | Flink CPU s "
-            "| sqlengine peak RSS MB | Flink peak RSS MB | output |")
-    lines = [head, "|---|--:|--:|--:|--:|--:|--:|--:|---|"]
+            "| sqlengine peak RSS / PSS MB | Flink peak RSS / PSS MB | output |")
+    gen = "sqlengine-gen" in sides
+    if gen:
+        head += " sqlengine on the nexmark connector, events/s |"
+    lines = [head, "|---|--:|--:|--:|--:|--:|--:|--:|---|" + ("--:|" if gen else "")]
     ratios = []
     for row in rows:
         s, b = row.get("sqlengine"), row.get(row.get("flink_best", ""))
@@ -334,7 +368,9 @@ def summarize(events: int, results: dict, sides: list[str]) -> tuple[str, list[d
         cfg = {"flink": "defaults", "flink-nexmark": "Nexmark's"}.get(row.get("flink_best", ""), "")
         lines.append(f"| {row['query']} | {f(s, 'events_s', '{:,.0f}')} | {f(b, 'events_s', '{:,.0f}')} ({cfg}) | "
                      f"{f'{ratio:.2f}x' if ratio else '-'} | {f(s, 'cpu', '{:.0f}')} | {f(b, 'cpu', '{:.0f}')} | "
-                     f"{f(s, 'rss_mb', '{:,.0f}')} | {f(b, 'rss_mb', '{:,.0f}')} | {row['check']} |")
+                     f"{f(s, 'rss_mb', '{:,.0f}')} / {f(s, 'pss_mb', '{:,.0f}')} | "
+                     f"{f(b, 'rss_mb', '{:,.0f}')} / {f(b, 'pss_mb', '{:,.0f}')} | {row['check']} |"
+                     + (f" {f(row.get('sqlengine-gen'), 'events_s', '{:,.0f}')} |" if gen else ""))
     if ratios:
         geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
         lines.append(f"\ngeometric mean of the ratios: {geo:.2f}x over {len(ratios)} queries")
@@ -420,7 +456,7 @@ def main() -> None:
                             problems.append(f"round {rnd + 1} {q} {side} failed: {res['failed'][-600:]}")
                         results[q].setdefault(side, []).append(res)
                         shown = {k: (round(v, 1) if isinstance(v, float) else v) for k, v in res.items()
-                                 if k in ("seconds", "cpu", "rss_mb", "failed")}
+                                 if k in ("seconds", "cpu", "rss_mb", "pss_mb", "failed")}
                         print(f"# round {rnd + 1} {q} {side}: {json.dumps(shown)[:300]} "
                               f"output {json.dumps(res.get('output'))}", flush=True)
                     digests = {json.dumps({k: v for k, v in o.items() if k != "records"}, sort_keys=True)
