@@ -108,6 +108,14 @@ class Catalog(ABC):
         if not self._store_create_database(db, spec) and not ignore_if_exists:
             raise CatalogError(f"Database {db} already exists in Catalog {self.name}.")
 
+    def alter_database(self, db: str, spec: CatalogDatabase) -> None:
+        """ALTER DATABASE: a new comment and properties for an existing database."""
+        self.get_database(db)
+        self._store_replace_database(db, spec)
+
+    def _store_replace_database(self, db: str, spec: CatalogDatabase) -> None:
+        raise CatalogError(f"Catalog {self.name} of type '{self.catalog_type}' cannot alter databases.")
+
     def drop_database(self, db: str, ignore_if_not_exists: bool, cascade: bool = False) -> None:
         """Drop ``db``; a non-empty database needs ``cascade`` (Flink's RESTRICT default)."""
         if not self.database_exists(db):
@@ -146,7 +154,7 @@ class Catalog(ABC):
         self._require_database(db)
         created = self._store_write(db, TABLES, name, table_or_view, create=True)
         if not created and not ignore_if_exists:
-            raise CatalogError(f"Table (or view) {self.path(db, name).quoted()} already exists.")
+            raise CatalogError(f"Table (or view) {db}.{name} already exists in Catalog {self.name}.")
 
     def drop_table(self, db: str, name: str, ignore_if_not_exists: bool,
                    is_view: Optional[bool] = None) -> None:
@@ -193,7 +201,7 @@ class Catalog(ABC):
         obj = self._store_read(db, FUNCTIONS, name.lower()) if self.database_exists(db) else None
         if obj is None:
             raise CatalogError(
-                f"Function {self.path(db, name.lower()).quoted()} does not exist.")
+                f"Function {db}.{name.lower()} does not exist in Catalog {self.name}.")
         return obj  # type: ignore[return-value]
 
     def create_function(self, db: str, name: str, fn: CatalogFunction,
@@ -204,7 +212,7 @@ class Catalog(ABC):
         created = self._store_write(db, FUNCTIONS, name.lower(), fn, create=True)
         if not created and not ignore_if_exists:
             raise CatalogError(
-                f"Function {self.path(db, name.lower()).quoted()} already exists.")
+                f"Function {db}.{name.lower()} already exists in Catalog {self.name}.")
 
     def alter_function(self, db: str, name: str, fn: CatalogFunction) -> None:
         self.get_function(db, name)
@@ -214,7 +222,7 @@ class Catalog(ABC):
         deleted = self.database_exists(db) and self._store_delete(db, FUNCTIONS, name.lower())
         if not deleted and not ignore_if_not_exists:
             raise CatalogError(
-                f"Function {self.path(db, name.lower()).quoted()} does not exist.")
+                f"Function {db}.{name.lower()} does not exist in Catalog {self.name}.")
 
 
 def _check_table_object(obj: object) -> None:

@@ -16,6 +16,7 @@ from catalog.file import FileCatalog
 from catalog.memory import InMemoryCatalog
 
 DEFAULT_DATABASE = "default_database"
+IN_MEMORY_DEFAULT_DATABASE = "default"  # Flink's GenericInMemoryCatalogFactoryOptions.DEFAULT_DATABASE
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,7 @@ class CatalogType:
 
 
 def _in_memory(name: str, opts: dict[str, str]) -> Catalog:
-    return InMemoryCatalog(name, opts.pop("default-database", DEFAULT_DATABASE))
+    return InMemoryCatalog(name, opts.pop("default-database", IN_MEMORY_DEFAULT_DATABASE))
 
 
 def _file(name: str, opts: dict[str, str]) -> Catalog:
@@ -58,8 +59,9 @@ def create_catalog(name: str, options: Mapping[str, str]) -> Catalog:
     ctype = CATALOG_TYPES.get(type_name)
     if ctype is None:
         raise CatalogError(
-            f"Unknown catalog type '{type_name}' for catalog {name}. "
-            f"Known types: {', '.join(sorted(CATALOG_TYPES))}")
+            f"Could not find any factory for identifier '{type_name}' that implements "
+            f"'org.apache.flink.table.factories.CatalogFactory' in the classpath.\n\n"
+            f"Available factory identifiers are:\n\n" + "\n".join(sorted(CATALOG_TYPES)))
     _check_keys(ctype, name, opts)
     opts.pop("property-version", None)
     catalog = ctype.build(name, opts)
@@ -70,9 +72,10 @@ def create_catalog(name: str, options: Mapping[str, str]) -> Catalog:
 def _check_keys(ctype: CatalogType, name: str, opts: dict[str, str]) -> None:
     unknown = sorted(set(opts) - set(ctype.valid_keys()))
     if unknown:
+        supported = [k for k in ctype.valid_keys() if k != "type"]
         raise CatalogError(
-            f"Unsupported options found for catalog {name} of type '{ctype.name}': "
-            f"{', '.join(unknown)}. Supported options: {', '.join(ctype.valid_keys())}")
+            f"Unsupported options found for '{ctype.name}'.\n\nUnsupported options:\n\n" + "\n".join(unknown)
+            + "\n\nSupported options:\n\n" + "\n".join(supported))
     missing = [k for k in ctype.required if not opts.get(k)]
     if missing:
         raise CatalogError(

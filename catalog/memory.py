@@ -36,6 +36,10 @@ class InMemoryCatalog(Catalog):
             self._objects[db] = {TABLES: {}, FUNCTIONS: {}}
             return True
 
+    def _store_replace_database(self, db: str, spec: CatalogDatabase) -> None:
+        with self._lock:
+            self._databases[db] = spec
+
     def _store_drop_database(self, db: str) -> None:
         with self._lock:
             self._databases.pop(db, None)

@@ -58,11 +58,21 @@ def run_script(session, text: str, out=sys.stdout, log: Optional[Path] = None) -
             if stop_requested():  # SIGTERM / Ctrl-C: the running job stopped; run nothing more
                 break
             statement = stmt.text
+            _echo_client_statement_set(stmt, out)
             _print_result(session.execute_statement(stmt), out)
     except Exception as exc:  # noqa: BLE001 - every failure is reported the same way
         report(exc, log, is_verbose(session.conf), statement)
         return False
     return True
+
+
+def _echo_client_statement_set(stmt, out) -> None:
+    """``BEGIN STATEMENT SET;`` ... ``END;`` in a script runs as one statement set; Flink's
+    client answers its BEGIN and each INSERT on their own first, as it reads them."""
+    from sqlengine.api.script import is_client_statement_set
+    if is_client_statement_set(stmt):
+        for _ in range(1 + len(stmt.node.expressions)):
+            print("[INFO] Execute statement succeeded.", file=out)
 
 
 def _print_result(result, out) -> None:

@@ -73,12 +73,16 @@ def banner(version: str) -> str:
 class SessionHolder:
     """The session, created in the background so that the prompt comes at once."""
 
-    def __init__(self, conf: dict[str, str]):
+    def __init__(self, conf: dict[str, str], session=None):
         self.conf = conf
         self._ready = threading.Event()
-        self._session = None
+        self._session = session
         self._error: Optional[BaseException] = None
-        threading.Thread(target=self._start, name="session-start", daemon=True).start()
+        if session is not None:  # a session of the caller's (a test drives the shell with it)
+            DIALECT_READY.set()
+            self._ready.set()
+        else:
+            threading.Thread(target=self._start, name="session-start", daemon=True).start()
 
     def _start(self) -> None:
         try:
@@ -106,8 +110,8 @@ class SessionHolder:
 
 
 class Shell:
-    def __init__(self, conf: dict[str, str], log: Path, out: TextIO = sys.stdout):
-        self.holder = SessionHolder(conf)
+    def __init__(self, conf: dict[str, str], log: Path, out: TextIO = sys.stdout, session=None):
+        self.holder = SessionHolder(conf, session)
         self.log = log
         self.out = out
         self._reported: set[str] = set()  # jobs whose failure was printed

@@ -36,7 +36,7 @@ USED = frozenset({
     "sql-gateway.endpoint.rest.address", "sql-gateway.endpoint.rest.bind-address", "sql-gateway.session.idle-timeout",
     "sql-client.execution.result-mode", "sql-client.execution.max-table-result.rows", "sql-client.verbose",
     "table.dml-sync", "table.local-time-zone", "table.exec.state.ttl", "table.exec.source.idle-timeout",
-    "table.exec.source.cdc-events-duplicate",
+    "table.exec.source.cdc-events-duplicate", "table.display.max-column-width",
 })
 USED_PREFIXES = ("spark.", "sqlengine.")
 

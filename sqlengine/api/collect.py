@@ -16,9 +16,25 @@ def collect(session, planned: Planned, live: bool = False) -> TableResult:
     names = root.names()
     types = [f.type for f in root.schema]
     if not reads_stream(runner, planned.dag):
-        return TableResult("ROWS", names, batch_rows(runner, planned.dag), types=types)
+        result = TableResult("ROWS", names, batch_rows(runner, planned.dag), types=types)
+        # No table to read, computed at once; in streaming mode still printed as Flink prints
+        # a streaming result: insertions with the op column.
+        result.inserts = runner.streaming
+        result.max_column_width = max_column_width(session.conf)
+        return result
     stream = start_stream(runner, planned.dag)
     result = TableResult("ROWS", ["op", *names], changelog=True, types=[None, *types], stream=stream)
+    result.max_column_width = max_column_width(session.conf)
     if stream.bounded and not live:
         result.rows  # noqa: B018 - waits for the end; a failure is raised here, as before streams
     return result
+
+
+def max_column_width(conf: dict) -> int:
+    """Flink's ``table.display.max-column-width`` (Flink 2.3's client ignores the deprecated
+    ``sql-client.display.max-column-width``, so does this)."""
+    raw = conf.get("table.display.max-column-width", "30")
+    try:
+        return max(int(raw), 1)
+    except ValueError:
+        return 30

@@ -180,6 +180,17 @@ class TableResult:
         self.messages = messages if messages is not None else []
         self.stream = stream  # a streaming SELECT's ResultStream
         self.span = None  # the statement's place in its script (errors raised later point there)
+        self.inserts = False  # a streaming SELECT computed at once: printed as +I changes
+        self.max_column_width = 30  # Flink's table.display.max-column-width
+
+    def printed(self) -> "TableResult":
+        """What ``render`` shows: ``inserts`` rows as a changelog of insertions."""
+        if not self.inserts:
+            return self
+        shown = TableResult("ROWS", ["op", *self.header], [["+I", *r] for r in self.rows], changelog=True,
+                            types=[None, *(self.types or [None] * len(self.header))])
+        shown.max_column_width = self.max_column_width
+        return shown
 
     def __repr__(self) -> str:
         return f"TableResult({self.kind}, {self.header})"
@@ -257,19 +268,25 @@ class TableResult:
             return self.text
         if self.kind == "OK":
             return "[INFO] Execute statement succeeded."
+        if self.inserts:
+            return self.printed().render()
         if self.kind == "JOB":
             return f"[INFO] Submitting SQL update statement to the cluster...\n" \
                    f"[INFO] SQL update statement has been successfully submitted to the cluster:\n" \
                    f"Job ID: {self.job.job_id}\n"
         if not self.rows:
+            if self.changelog:  # Flink's streaming tableau: the header, then the total
+                widths = [len(h) for h in self.header]
+                return changelog_header(self.header[1:], widths) + "\n" + changelog_footer(0, widths)
             return "Empty set"
         types = self.types or [None] * len(self.header)
         cells = [[_cell(v, t) for v, t in zip(r, types)] for r in self.rows]
         if self.show:
             return render_show_result(self.header, cells)
-        body = render_tableau(self.header, cells, max_column_width=30)
+        body = render_tableau(self.header, cells, max_column_width=self.max_column_width)
         if self.changelog:
-            body = body.rsplit("\n", 1)[0] + f"\nReceived a total of {len(self.rows)} rows"
+            n = len(self.rows)
+            body = body.rsplit("\n", 1)[0] + f"\nReceived a total of {n} {'rows' if n > 1 else 'row'}"
         return body
 
     def print(self, out: Optional[TextIO] = None, live: bool = False) -> None:
@@ -288,7 +305,7 @@ class TableResult:
 
     def _print_live(self, out: TextIO) -> None:
         names, types = self.header[1:], (self.types or [None] * len(self.header))[1:]
-        widths = column_widths_by_type(names, types)
+        widths = column_widths_by_type(names, types, max_column_width=self.max_column_width)
         print(changelog_header(names, widths), file=out, flush=True)
         count = 0
         try:
@@ -326,6 +343,13 @@ def _cell(v: Any, t: Any = None) -> Optional[str]:
             return text
         # As CAST(TIME AS STRING): at most the precision's digits, trailing zeros dropped.
         return text + "." + (_fraction(millis * 1000, min(t.precision, 3))[1:].rstrip("0") or "0")
+    if root == "INTERVAL_DAY_TIME" and isinstance(v, int):
+        return _interval_day_time(v)
+    if root == "INTERVAL_YEAR_MONTH" and isinstance(v, int):
+        sign, months = ("-" if v < 0 else "+"), abs(v)
+        return f"{sign}{months // 12}-{months % 12:02d}"
+    if isinstance(v, float) and root in ("DOUBLE", "FLOAT"):
+        return java_double(v)
     if isinstance(v, (list, tuple)) and not hasattr(v, "__fields__"):
         element = getattr(t, "element", None)
         return "[" + ", ".join(_cell(x, element) or "NULL" for x in v) + "]"
@@ -346,3 +370,34 @@ def _fraction(micros: int, digits: int) -> str:
     return "." + text[:digits]
 
 
+
+
+def _interval_day_time(millis: int) -> str:
+    """Flink's ``+d hh:mm:ss.fff`` of an INTERVAL DAY TO SECOND (milliseconds)."""
+    sign, ms = ("-" if millis < 0 else "+"), abs(millis)
+    seconds, frac = divmod(ms, 1000)
+    minutes, sec = divmod(seconds, 60)
+    hours, minute = divmod(minutes, 60)
+    days, hour = divmod(hours, 24)
+    return f"{sign}{days} {hour:02d}:{minute:02d}:{sec:02d}.{frac:03d}"
+
+
+def java_double(v: float) -> str:
+    """A DOUBLE as Java's ``Double.toString`` prints it (Flink's cells): ``NaN``,
+    ``Infinity``, plain digits from 10^-3 to 10^7, else ``d.dddE[-]n``."""
+    import math
+    if math.isnan(v):
+        return "NaN"
+    if math.isinf(v):
+        return "Infinity" if v > 0 else "-Infinity"
+    if v == 0 or 1e-3 <= abs(v) < 1e7:
+        text = repr(v)
+        return text if "e" not in text else format(v, "f")
+    mantissa, exponent = f"{v:e}".split("e")
+    digits = repr(v).split("e")[0] if "e" in repr(v) else None
+    if digits is None:  # repr gave plain digits (e.g. 10000000000.0): take its significant ones
+        sig = repr(abs(v)).replace(".", "").lstrip("0").rstrip("0") or "0"
+        digits = ("-" if v < 0 else "") + sig[0] + "." + (sig[1:] or "0")
+    elif "." not in digits:
+        digits += ".0"
+    return f"{digits}E{int(exponent)}"

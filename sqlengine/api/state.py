@@ -29,6 +29,13 @@ class SessionState:
         self.catalogs = CatalogManager()
         self._spark = spark
         self.jobs: dict[str, object] = {}  # INSERT jobs of this session (SHOW JOBS, STOP JOB)
+        # The SQL Client's session state (sqlengine/api/client.py): the INSERTs typed after
+        # BEGIN STATEMENT SET; (None: no set open), the modules ([name, used] in resolution
+        # order), and what CREATE CATALOG said (SHOW CREATE CATALOG, DESCRIBE CATALOG).
+        self.statement_set: Optional[list] = None
+        self.modules: list[list] = [["core", True]]
+        self.catalog_comments: dict[str, str] = {}
+        self.catalog_options: dict[str, dict[str, str]] = {}
 
     # Whether INSERT waits for its job by default (``table.dml-sync``): no, as in Flink
     # (``TableResult.wait()`` does); the CLI's scripts wait (their process is the cluster).

@@ -5,10 +5,10 @@ from sqlglot import exp
 
 from catalog.factory import create_catalog
 from catalog.objects import CatalogFunction, CatalogView, Column, TableSchema
-from catalog.show import describe_rows
 from sqlengine.binder.ddl import options_of, table_from_create
 from sqlengine.dialect import nodes as dn
 from sqlengine.dialect.script import Statement, generate
+from sqlengine.api import alter, client
 from sqlengine.api.result import TableResult
 from sqlengine.api.state import SessionState
 from sqlengine.errors import UnsupportedError, ValidationError
@@ -26,6 +26,11 @@ def handles(*classes):
 
 def dispatch(session: SessionState, stmt: Statement, live: bool = False) -> TableResult:
     handler = HANDLERS.get(type(stmt.node))
+    if getattr(session, "statement_set", None) is not None:  # after BEGIN STATEMENT SET;
+        if isinstance(stmt.node, exp.Insert):
+            return client.add_to_statement_set(session, stmt.node, stmt)
+        if not isinstance(stmt.node, (dn.EndStatementSet, dn.BeginStatementSet)):
+            client.reject_in_statement_set(stmt)
     if handler is None:
         raise UnsupportedError(f"Unsupported statement: {stmt.text[:60]}", stmt.span)
     if handler is _select:
@@ -45,11 +50,26 @@ def _set(session: SessionState, node: exp.Set, stmt) -> TableResult:
         eq = item.this
         key = eq.this.name
         value = eq.expression.name if isinstance(eq.expression, exp.Literal) else generate(eq.expression)
+        _check_setting(key, value, stmt)
         session.conf[key] = value
         said = warning(key)
         if said:
             warnings.append(said)
     return TableResult("OK", text="\n".join(warnings + ["[INFO] Execute statement succeeded."]))
+
+
+# Keys whose value Flink parses at SET time (an enum): (what the value must be, Flink's enum class).
+ENUM_SETTINGS = {
+    "execution.runtime-mode": (("STREAMING", "BATCH", "AUTOMATIC"), "org.apache.flink.api.common.RuntimeExecutionMode"),
+}
+
+
+def _check_setting(key: str, value: str, stmt) -> None:
+    if key in ENUM_SETTINGS:
+        allowed, enum = ENUM_SETTINGS[key]
+        if value.strip().upper() not in allowed:
+            raise ValidationError(f"Could not parse value for enum class {enum}. Expected one of: "
+                                  f"[[{', '.join(allowed)}]]", stmt.span)
 
 
 @handles(dn.Reset)
@@ -88,6 +108,9 @@ def _create(session: SessionState, node: exp.Create, stmt) -> TableResult:
         path = session.catalogs.qualify([p.name for p in table_expr.parts])
         plan = session.binder(stmt.span.source).bind_query(node.expression)
         names = [c.name for c in node.this.expressions] if isinstance(node.this, exp.Schema) else plan.names()
+        if len(names) != len(plan.schema):
+            raise ValidationError(f"VIEW definition and input fields not match:\n\tDef fields: [{', '.join(names)}]."
+                                  f"\n\tInput fields: [{', '.join(plan.names())}].", stmt.span)
         schema = TableSchema(tuple(Column(n, f.type.with_time_attr(None)) for n, f in zip(names, plan.schema)))
         query_sql = generate(node.expression)
         if isinstance(node.this, exp.Schema):
@@ -118,8 +141,12 @@ def _create_catalog(session: SessionState, node: dn.CreateCatalog, stmt) -> Tabl
     name = node.this.name
     if node.args.get("exists") and name in session.catalogs.list_catalogs():
         return TableResult("OK", text="[INFO] Execute statement succeeded.")
-    catalog = create_catalog(name, options_of(node.args.get("properties")))
+    options = options_of(node.args.get("properties"))
+    catalog = create_catalog(name, options)
     session.catalogs.register_catalog(name, catalog)
+    session.catalog_options[name] = dict(options)
+    if node.args.get("comment") is not None:
+        session.catalog_comments[name] = node.args["comment"].name
     return TableResult("OK", text="[INFO] Execute statement succeeded.")
 
 
@@ -157,6 +184,24 @@ def _drop(session: SessionState, node: exp.Drop, stmt) -> TableResult:
     return TableResult("OK", text="[INFO] Execute statement succeeded.")
 
 
+@handles(dn.AlterFunction)
+def _alter_function(session: SessionState, node: dn.AlterFunction, stmt) -> TableResult:
+    """``ALTER FUNCTION f AS 'cls' [LANGUAGE l]``: a catalog function gets a new implementation."""
+    if node.args.get("temporary"):
+        raise ValidationError("Alter temporary catalog function is not supported", stmt.span)
+    path = session.catalogs.qualify([p.name for p in node.this.parts])
+    catalog = session.catalogs.get_catalog(path.catalog)
+    lang = (node.args.get("language").name.upper() if node.args.get("language") else "JAVA")
+    try:
+        catalog.get_function(path.database, path.name)
+    except Exception:
+        if node.args.get("exists"):
+            return TableResult("OK", text="[INFO] Execute statement succeeded.")
+        raise
+    catalog.alter_function(path.database, path.name, CatalogFunction(node.args["identifier"].name, lang))
+    return TableResult("OK", text="[INFO] Execute statement succeeded.")
+
+
 @handles(dn.DropFunction)
 def _drop_function(session: SessionState, node: dn.DropFunction, stmt) -> TableResult:
     path = session.catalogs.qualify([p.name for p in node.this.parts])
@@ -189,29 +234,9 @@ def _show(session: SessionState, node: dn.FlinkShow, stmt) -> TableResult:
 
 @handles(exp.Describe)
 def _describe(session: SessionState, node: exp.Describe, stmt) -> TableResult:
-    path = session.catalogs.qualify([p.name for p in node.this.parts])
-    table = session.catalogs.get_table(path)
-    header, rows = describe_rows(_typed(session, path, table, node.this, stmt.span.source))
-    return TableResult("ROWS", list(header), [list(r) for r in rows], show=True)
-
-
-def _typed(session: SessionState, path, table, node, source: str):
-    """The table with its computed columns' types (the catalog keeps their SQL text; the
-    type comes from binding it, as Flink's DESCRIBE shows it)."""
-    import dataclasses
-
-    from catalog.objects import CatalogTable
-    if not isinstance(table, CatalogTable) or not any(
-            c.kind == "computed" and c.type.root == "NULL" for c in table.schema.columns):
-        return table
-    try:
-        plan = session.binder(source).scan(str(path), table, node)
-    except Exception:  # noqa: BLE001 - DESCRIBE still shows the rest
-        return table
-    types = {f.name: f.type for f in plan.schema}
-    columns = [dataclasses.replace(c, type=types[c.name]) if c.kind == "computed" and c.name in types else c
-               for c in table.schema.columns]
-    return dataclasses.replace(table, schema=dataclasses.replace(table.schema, columns=columns))
+    from sqlengine.api.show import describe_table
+    header, rows = describe_table(session, node.this, stmt)
+    return TableResult("ROWS", header, rows, show=True)
 
 
 @handles(dn.FlinkExplain)
@@ -222,12 +247,21 @@ def _explain(session: SessionState, node: dn.FlinkExplain, stmt) -> TableResult:
 
 
 @handles(exp.Insert, dn.StatementSet)
-def _insert(session: SessionState, node: exp.Expression, stmt) -> TableResult:
+def run_insert(session: SessionState, node: exp.Expression, stmt) -> TableResult:
     """An INSERT, or a statement set (its INSERTs as one job)."""
     if isinstance(node, dn.StatementSet) and not node.expressions:
         raise ValidationError("A statement set needs at least one INSERT statement", stmt.span)
     planned = session.planner().plan(node, stmt.span.source)
     return _submitted(session, session.runner().run(planned.dag, stmt.text, wait=session.dml_sync, jobs=session.jobs))
+
+
+@handles(dn.EndStatementSet)
+def _end_statement_set(session: SessionState, node: dn.EndStatementSet, stmt) -> TableResult:
+    """``END;`` after ``BEGIN STATEMENT SET;``: the INSERTs typed since, as one job."""
+    statement_set = client.take_statement_set(session, stmt)
+    if statement_set is None:
+        return TableResult("OK", text="[INFO] Execute statement succeeded.")
+    return run_insert(session, statement_set, stmt)
 
 
 def _create_table_as(session: SessionState, node: exp.Create, stmt, table_expr, path, exists: bool,
@@ -238,10 +272,20 @@ def _create_table_as(session: SessionState, node: exp.Create, stmt, table_expr, 
     from catalog.objects import CatalogTable
     if isinstance(node.this, exp.Schema):
         raise UnsupportedError("CREATE TABLE ... AS SELECT with a column list is not supported", stmt.span)
-    if session.catalogs.find_table(path) is not None:
-        if exists:
-            return TableResult("OK", text="[INFO] Execute statement succeeded.")
-        raise ValidationError(f"Table {path} already exists.", stmt.span)
+    existing = session.catalogs.find_table(path)
+    if node.meta.get("replace_only") and existing is None:
+        raise ValidationError(f"The table {path.quoted()} to be replaced doesn't exist. You can try to use CREATE "
+                              f"TABLE AS statement or CREATE OR REPLACE TABLE AS statement.", stmt.span)
+    if existing is not None and node.args.get("replace"):  # RTAS: the old definition goes
+        if temporary:
+            session.catalogs.drop_temporary_table(path)
+        else:
+            session.catalogs.drop_table(path, False)
+    elif existing is not None:
+        if exists:  # Flink: IF NOT EXISTS keeps the table and still inserts the query into it
+            return _insert_query(session, node, stmt, table_expr)
+        raise ValidationError(f"Table (or view) {path.database}.{path.name} already exists in Catalog "
+                              f"{path.catalog}.", stmt.span)
     plan = session.binder(stmt.span.source).bind_query(node.expression)
     props = node.args.get("properties")
     columns = tuple(Column(f.name, f.type.with_time_attr(None)) for f in plan.schema)
@@ -250,6 +294,10 @@ def _create_table_as(session: SessionState, node: exp.Create, stmt, table_expr, 
         session.catalogs.create_temporary_table(path, table, False)
     else:
         session.catalogs.create_table(path, table, False)
+    return _insert_query(session, node, stmt, table_expr)
+
+
+def _insert_query(session: SessionState, node: exp.Create, stmt, table_expr) -> TableResult:
     insert = exp.Insert(this=table_expr.copy(), expression=node.expression)
     planned = session.planner().plan(insert, stmt.span.source)
     return _submitted(session, session.runner().run(planned.dag, stmt.text, wait=session.dml_sync, jobs=session.jobs))
@@ -257,7 +305,10 @@ def _create_table_as(session: SessionState, node: exp.Create, stmt, table_expr, 
 
 def _submitted(session: SessionState, job) -> TableResult:
     session.jobs[job.job_id] = job
-    return TableResult("JOB", job=job, messages=job.messages)
+    result = TableResult("JOB", job=job, messages=job.messages)
+    if str(session.conf.get("table.dml-sync", "")).strip().lower() == "true":  # Flink's sync-mode line
+        result.text = "[INFO] Complete execution of the SQL update statement."
+    return result
 
 
 @handles(exp.Select, exp.Union, exp.Intersect, exp.Except, exp.Subquery, exp.Values)
@@ -291,3 +342,19 @@ def _stop_job(session: SessionState, node: dn.StopJob, stmt) -> TableResult:
         return TableResult("ROWS", ["savepoint path"], [[path]], show=True)
     job.stop(drain=bool(node.args.get("drain")))
     return TableResult("OK")
+
+
+# -- the SQL Client's session statements (sqlengine/api/client.py, sqlengine/api/alter.py) --------
+HANDLERS.update({
+    dn.BeginStatementSet: client.begin_statement_set,
+    dn.LoadModule: client.load_module,
+    dn.UnloadModule: client.unload_module,
+    dn.UseModules: client.use_modules,
+    dn.AddJar: client.add_jar,
+    dn.RemoveJar: client.remove_jar,
+    dn.DescribeCatalog: client.describe_catalog,
+    dn.AlterCatalog: client.alter_catalog,
+    dn.AlterTableFlink: alter.alter_table,
+    dn.AlterView: alter.alter_view,
+    dn.AlterDatabase: alter.alter_database,
+})

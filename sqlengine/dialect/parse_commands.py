@@ -21,6 +21,7 @@ SHOW_KINDS = (
     ("FULL", "MODULES"), ("JOBS",), ("COLUMNS",), ("JARS",), ("PROCEDURES",),
     ("MATERIALIZED", "TABLES"), ("PARTITIONS",), ("MODELS",),
 )
+LIKE_ONLY = ("TABLES", "COLUMNS", "VIEWS", "MATERIALIZED TABLES")  # Flink's grammar: no ILIKE after them
 SHOW_CREATE = ("MATERIALIZED TABLE", "TABLE", "VIEW", "CATALOG", "FUNCTION", "MODEL")
 EXPLAIN_DETAILS = ("ESTIMATED_COST", "CHANGELOG_MODE", "JSON_EXECUTION_PLAN", "PLAN_ADVICE")
 
@@ -97,6 +98,8 @@ class CommandParser:
             node.set("scope", self._prev.text.upper())
             node.set("target", self._parse_table_parts())
         not_like = self._match(TokenType.NOT)
+        if node.this in LIKE_ONLY and self._match(TokenType.ILIKE, advance=False):
+            self._stop(ident_ok=False)
         if self._match_set((TokenType.LIKE, TokenType.ILIKE)):
             node.set("ilike", True if self._prev.token_type == TokenType.ILIKE else None)
             node.set("not_like", True if not_like else None)

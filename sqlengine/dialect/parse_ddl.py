@@ -253,6 +253,15 @@ class DdlParser:
         self.raise_error("Expected TABLE, VIEW, FUNCTION, DATABASE, CATALOG or MATERIALIZED TABLE after ALTER")
         return None
 
+    def _parse_replace_table(self) -> exp.Expression:
+        """``REPLACE TABLE t WITH (...) AS <query>`` (Flink's RTAS): a CREATE with ``replace``
+        whose table must exist (``meta['replace_only']``)."""
+        create = self._parse_create()
+        if not isinstance(create, exp.Create) or (create.args.get("kind") or "").upper() != "TABLE":
+            self.raise_error("Expected TABLE after REPLACE")
+        create.meta["replace_only"] = True
+        return create
+
     def _parse_alter_table_flink(self) -> n.AlterTableFlink:
         exists = self._parse_exists() or None
         table = self._parse_table_parts()
@@ -355,6 +364,7 @@ ALTER_TARGETS = (
 
 STATEMENTS = {
     TokenType.ALTER: lambda self: self._parse_flink_alter(),
+    TokenType.REPLACE: lambda self: self._parse_replace_table(),
 }
 
 PROPERTIES = {

@@ -260,8 +260,9 @@ def generate(node: exp.Expression) -> str:
 
 def is_complete(text: str) -> bool:
     """Whether ``text`` ends a statement: a top-level ``;`` not in a string or comment, and
-    no statement set still open (``EXECUTE STATEMENT SET BEGIN ...`` or the client's
-    ``BEGIN STATEMENT SET;`` without its ``END;``). The shell submits on Enter then."""
+    ``EXECUTE STATEMENT SET BEGIN ...`` block still open. The shell submits on Enter then
+    (the client's ``BEGIN STATEMENT SET;`` too: the session holds the set until ``END;``,
+    as Flink's SQL Client does)."""
     try:
         tokens = _tokenize(text)
     except SqlSyntaxError:  # an open quote or comment
@@ -269,7 +270,7 @@ def is_complete(text: str) -> bool:
     if not tokens or tokens[-1].token_type != TokenType.SEMICOLON:
         return False
     chunks = [tokens[a:b] for a, b in _split(tokens)]
-    if not chunks or any(_is_client_begin(c) for c in chunks):  # _split joins a BEGIN to its END
+    if not chunks:
         return False
     last = chunks[-1]
     return not (_block_begin(last) is not None and last[-1].token_type != TokenType.END)

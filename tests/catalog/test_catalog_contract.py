@@ -78,7 +78,7 @@ def test_table_names_are_case_sensitive(cat, table, view):
 
 def test_create_existing_table_fails_unless_ignored(cat, table, view):
     cat.create_table("default_database", "t", table, False)
-    with pytest.raises(CatalogError, match=r"Table \(or view\) `c`.`default_database`.`t` already exists"):
+    with pytest.raises(CatalogError, match=r"Table \(or view\) default_database.t already exists in Catalog c\."):
         cat.create_table("default_database", "t", view, False)
     cat.create_table("default_database", "t", view, True)
     assert cat.get_table("default_database", "t") == table  # the original is kept
@@ -157,7 +157,7 @@ def test_functions_are_case_insensitive(cat, function):
     assert cat.list_functions("default_database") == ["plusone"]
     assert cat.get_function("default_database", "PLUSONE") == function
     assert cat.function_exists("default_database", "plusone")
-    with pytest.raises(CatalogError, match="Function `c`.`default_database`.`plusone` already exists"):
+    with pytest.raises(CatalogError, match="Function default_database.plusone already exists in Catalog c."):
         cat.create_function("default_database", "plusONE", function, False)
     cat.create_function("default_database", "plusONE", function, True)
 
@@ -169,7 +169,7 @@ def test_alter_and_drop_function(cat, function):
     assert cat.get_function("default_database", "f") == java
     cat.drop_function("default_database", "F", False)
     assert cat.list_functions("default_database") == []
-    with pytest.raises(CatalogError, match="Function `c`.`default_database`.`f` does not exist"):
+    with pytest.raises(CatalogError, match="Function default_database.f does not exist in Catalog c."):
         cat.drop_function("default_database", "f", False)
     cat.drop_function("default_database", "f", True)
     with pytest.raises(CatalogError, match="does not exist"):

@@ -96,7 +96,7 @@ def test_create_existing_table_names_command_and_path(mgr, table):
         mgr.create_table(p("t"), table, False)
     assert err.value.message == (
         "Could not execute CreateTable in path `default_catalog`.`default_database`.`t`: "
-        "Table (or view) `default_catalog`.`default_database`.`t` already exists.")
+        "Table (or view) default_database.t already exists in Catalog default_catalog.")
     assert isinstance(err.value.__cause__, CatalogError)
     mgr.create_table(p("t"), table, True)
 
@@ -218,7 +218,7 @@ def test_functions_and_temporary_functions(mgr, function):
     assert mgr.find_function(p("f1")) is None
     with pytest.raises(CatalogError, match="Temporary system function sysfn doesn't exist"):
         mgr.drop_temporary_system_function("sysfn")
-    with pytest.raises(CatalogError, match="Function .*`f1` does not exist"):
+    with pytest.raises(CatalogError, match="Function default_database.f1 does not exist"):
         mgr.drop_function(p("f1"), False)
 
 

@@ -21,7 +21,7 @@ def session():
 
 def show(session, ddl: str) -> str:
     session.execute_sql(ddl)
-    return session.execute_sql(f"SHOW CREATE TABLE {ddl.split()[2]}").text.strip()
+    return session.execute_sql(f"SHOW CREATE TABLE {ddl.split()[2]}").collect()[0][0].strip()
 
 
 def test_like_includes_all_and_overwrites_options(session):

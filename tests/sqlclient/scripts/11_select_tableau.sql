@@ -1,0 +1,21 @@
+-- SELECT in tableau mode: streaming (op column, changes, totals) and batch.
+SELECT * FROM (VALUES (1, 'a'), (2, 'b'), (3, 'c')) AS T(id, name);
+SELECT id, COUNT(*) AS cnt FROM (VALUES (1), (2), (1), (3)) AS T(id) GROUP BY id;
+SELECT COUNT(*) AS cnt, SUM(v) AS total FROM (VALUES (10), (20), (30)) AS T(v);
+SELECT * FROM (VALUES (1)) AS T(id) WHERE id > 5;
+SELECT 'hello' AS greeting, CAST(NULL AS INT) AS nothing, TRUE AS yes;
+CREATE TABLE seq (id INT, name STRING) WITH ('connector' = 'datagen', 'number-of-rows' = '4', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '4', 'fields.name.length' = '3');
+SELECT id, id * 10 AS tenfold FROM seq;
+SELECT id % 2 AS parity, COUNT(*) AS cnt FROM seq GROUP BY id % 2;
+SELECT MAX(id) AS top FROM seq;
+SET 'execution.runtime-mode' = 'batch';
+SELECT * FROM (VALUES (1, 'a'), (2, 'b'), (3, 'c')) AS T(id, name);
+SELECT id, COUNT(*) AS cnt FROM (VALUES (1), (2), (1), (3)) AS T(id) GROUP BY id ORDER BY id;
+SELECT * FROM (VALUES (1)) AS T(id) WHERE id > 5;
+SELECT id, id * 10 AS tenfold FROM seq ORDER BY id;
+SELECT id % 2 AS parity, COUNT(*) AS cnt FROM seq GROUP BY id % 2 ORDER BY parity;
+SET 'execution.runtime-mode' = 'streaming';
+SELECT id FROM (VALUES (7), (8)) AS T(id) ORDER BY id;
+SELECT id FROM (VALUES (7), (8)) AS T(id) LIMIT 1;
+SELECT name, SUM(v) AS total FROM (VALUES ('x', 1), ('y', 2), ('x', 3)) AS T(name, v) GROUP BY name;
+SELECT DISTINCT id FROM (VALUES (1), (1), (2)) AS T(id);

@@ -1,0 +1,26 @@
+-- Values as the SQL Client prints them: numbers, strings, times, intervals, collections.
+SELECT 1 AS i, CAST(2 AS TINYINT) AS ti, CAST(3 AS SMALLINT) AS si, CAST(4 AS BIGINT) AS bi;
+SELECT 1.5 AS dec1, CAST(1.5 AS DOUBLE) AS d, CAST(1.5 AS FLOAT) AS f, CAST(10 AS DECIMAL(10, 2)) AS dec2;
+SELECT 1.0E10 AS big, CAST(0.1 AS DOUBLE) + CAST(0.2 AS DOUBLE) AS sum_d, 1 / 3 AS int_div, 1.0 / 3 AS dec_div;
+SELECT 'text' AS s, '' AS empty_s, 'it''s' AS quoted, 'unicode äöü 漢字' AS uni;
+SELECT TRUE AS t, FALSE AS f, CAST(NULL AS BOOLEAN) AS n;
+SELECT DATE '2024-02-29' AS d, TIME '12:34:56' AS t, TIMESTAMP '2024-02-29 12:34:56.789' AS ts;
+SELECT TIMESTAMP '2024-02-29 12:34:56' AS ts0, CAST(TIMESTAMP '2024-02-29 12:34:56.123456' AS TIMESTAMP(6)) AS ts6;
+SELECT CAST(TIMESTAMP '2024-02-29 12:34:56.5' AS TIMESTAMP_LTZ(3)) AS ltz;
+SELECT INTERVAL '1' DAY AS d, INTERVAL '1' YEAR AS y;
+SELECT INTERVAL '2 03:04:05.006' DAY TO SECOND AS dts, INTERVAL '3-4' YEAR TO MONTH AS ytm;
+SELECT INTERVAL '90' MINUTE AS m, INTERVAL '45' SECOND AS s, INTERVAL '5' MONTH AS mo, INTERVAL '36' HOUR AS h;
+SELECT ARRAY[1, 2, 3] AS arr, ARRAY['a', 'b'] AS sarr;
+SELECT MAP['k1', 1, 'k2', 2] AS m;
+SELECT ROW(1, 'a') AS r;
+SELECT CAST(NULL AS STRING) AS ns, CAST(NULL AS INT) AS ni, CAST(NULL AS TIMESTAMP(3)) AS nts;
+SELECT X'CAFE' AS b;
+SELECT CAST('2024-01-01' AS DATE) AS d, CAST('12' AS INT) AS i, CAST(12 AS STRING) AS s;
+SELECT -0.0 AS negzero, CAST('NaN' AS DOUBLE) AS nan, CAST(1e308 AS DOUBLE) * 10 AS inf;
+SELECT 'a' || 'b' AS concat, UPPER('abc') AS up, CHAR_LENGTH('hello') AS len;
+SELECT 'This is a longer string that does not fit in thirty characters' AS long_s;
+SET 'execution.runtime-mode' = 'batch';
+SELECT INTERVAL '1' DAY AS d, INTERVAL '1' YEAR AS y;
+SELECT ARRAY[1, 2, 3] AS arr, MAP['k1', 1] AS m, ROW(1, 'a') AS r;
+SELECT 'This is a longer string that does not fit in thirty characters' AS long_s;
+SELECT CAST(NULL AS STRING) AS ns, 1 AS one;

@@ -1,0 +1,25 @@
+-- INSERT in sync mode, DELETE/UPDATE/TRUNCATE on connectors that cannot.
+CREATE TABLE src (id INT, name STRING) WITH ('connector' = 'datagen', 'number-of-rows' = '3', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '3');
+CREATE TABLE snk (id INT, name STRING) WITH ('connector' = 'blackhole');
+SET 'table.dml-sync' = 'true';
+INSERT INTO snk SELECT * FROM src;
+INSERT INTO snk VALUES (1, 'a'), (2, 'b');
+INSERT INTO snk (id, name) SELECT id, name FROM src WHERE id > 1;
+INSERT INTO snk SELECT id, name FROM src UNION ALL SELECT id, name FROM src;
+SET 'execution.runtime-mode' = 'batch';
+INSERT INTO snk SELECT * FROM src;
+DELETE FROM snk WHERE id = 1;
+UPDATE snk SET name = 'x' WHERE id = 1;
+TRUNCATE TABLE snk;
+TRUNCATE TABLE nope;
+SET 'execution.runtime-mode' = 'streaming';
+DELETE FROM snk WHERE id = 1;
+CREATE TABLE ctas WITH ('connector' = 'blackhole') AS SELECT * FROM src;
+DESCRIBE ctas;
+CREATE TABLE ctas WITH ('connector' = 'blackhole') AS SELECT * FROM src;
+CREATE OR REPLACE TABLE ctas WITH ('connector' = 'blackhole') AS SELECT id FROM src;
+DESCRIBE ctas;
+REPLACE TABLE ctas WITH ('connector' = 'blackhole') AS SELECT name FROM src;
+DESCRIBE ctas;
+REPLACE TABLE nope WITH ('connector' = 'blackhole') AS SELECT name FROM src;
+CREATE TABLE IF NOT EXISTS ctas WITH ('connector' = 'blackhole') AS SELECT * FROM src;
