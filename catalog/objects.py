@@ -106,8 +106,9 @@ class TableSchema:
     def _check_unique_names(self) -> None:
         seen: set[str] = set()
         for col in self.columns:
-            if col.name in seen:
-                raise CatalogError(f"Column `{col.name}` is defined more than once")
+            if col.name in seen:  # Flink's words
+                kind = {"physical": "regular"}.get(col.kind, col.kind)
+                raise CatalogError(f"A {kind} Column named '{col.name}' already exists in the table.")
             seen.add(col.name)
 
     def _check_references(self) -> None:
@@ -180,10 +181,9 @@ class CatalogTable:
         object.__setattr__(self, "partition_keys", tuple(self.partition_keys))
         physical = [c.name for c in self.schema.physical_columns()]
         for key in self.partition_keys:
-            if key not in physical:
-                raise CatalogError(
-                    f"Invalid partition key '{key}'. A partition key must reference a "
-                    f"physical column in the schema. Available columns are: {physical}")
+            if key not in physical:  # Flink's words
+                raise CatalogError(f"Partition column '{key}' not defined in the table schema. Available columns: "
+                                   f"[{', '.join(repr(n) for n in physical)}]")
 
     def options_dict(self) -> dict[str, str]:
         return dict(self.options)

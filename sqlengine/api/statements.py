@@ -98,6 +98,8 @@ def _create(session: SessionState, node: exp.Create, stmt) -> TableResult:
             return _create_table_as(session, node, stmt, table_expr, path, exists, temporary)
         table = table_from_create(node, stmt.span.source,
                                   lambda parts: session.catalogs.get_table(session.catalogs.qualify(parts)))
+        if any(c.kind == "computed" for c in table.schema.columns):  # Flink checks them at DDL time
+            session.binder(stmt.span.source).scan(str(path), table, table_expr)
         if temporary:
             session.catalogs.create_temporary_table(path, table, exists)
         else:

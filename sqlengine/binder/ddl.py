@@ -68,6 +68,7 @@ def table_from_create(node: exp.Create, source: str, lookup=None) -> CatalogTabl
                 inline_pk.append(item.name)
         elif isinstance(item, exp.WatermarkColumnConstraint):
             watermarks.append(WatermarkSpec(item.this.name, generate(item.expression)))
+    _check_enforced(schema)
     pk, pk_name = _primary_key(schema, inline_pk) if schema is not None else (None, None)
     options = options_of(props)
     partition: tuple[str, ...] = ()
@@ -162,13 +163,38 @@ def _check_watermarks(columns: list[Column], watermarks: list[WatermarkSpec], no
     for wm in watermarks:
         col = by_name.get(wm.column)
         if col is None:
+            span = _watermark_span(node, wm.column, source) or span_of(node, source)
+            where = f"at line {span.line}, column {span.column}" if span else "at line ?"
             raise ValidationError(
-                f"The rowtime attribute field '{wm.column}' is not defined in the table schema, "
-                f"at line {span_of(node, source).line if span_of(node, source) else '?'}. "
-                f"Available fields: [{', '.join(by_name)}]", span_of(node, source))
+                f"The rowtime attribute field '{wm.column}' is not defined in the table schema, {where}\n"
+                f"Available fields: [{', '.join(repr(n) for n in by_name)}]", span)
         if col.kind == "computed":
             continue  # checked when the computed column's type is known (binder)
         check_rowtime_type(col.name, col.type, span_of(node, source))
+
+
+def _watermark_span(node, column: str, source: str):
+    """Where the WATERMARK FOR names ``column`` (Flink's message points there)."""
+    schema = node.this if isinstance(node.this, exp.Schema) else None
+    for item in (schema.expressions if schema is not None else []):
+        if isinstance(item, exp.WatermarkColumnConstraint) and item.this.name == column:
+            return span_of(item.this, source)
+    return None
+
+
+def _check_enforced(schema) -> None:
+    """Flink takes a primary key only as NOT ENFORCED (it does not own the data)."""
+    for item in (schema.expressions if schema is not None else []):
+        pks = [item] if isinstance(item, exp.PrimaryKey) else \
+            [e for e in item.expressions if isinstance(e, exp.PrimaryKey)] if isinstance(item, exp.Constraint) else \
+            [c.args.get("kind") for c in item.args.get("constraints") or []
+             if isinstance(c.args.get("kind"), exp.PrimaryKeyColumnConstraint)] if isinstance(item, exp.ColumnDef) else []
+        for pk in pks:
+            if not any("NOT ENFORCED" in str(o).upper() for o in pk.args.get("options") or []):
+                raise ValidationError(
+                    "Flink doesn't support ENFORCED mode for PRIMARY KEY constraint. ENFORCED/NOT ENFORCED controls "
+                    "if the constraint checks are performed on the incoming/outgoing data. Flink does not own the data "
+                    "therefore the only supported mode is the NOT ENFORCED mode")
 
 
 def check_rowtime_type(name: str, dtype, span) -> None:

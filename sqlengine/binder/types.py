@@ -60,6 +60,9 @@ def to_flink(dt: exp.DataType, nullable: bool = True) -> T.DataType:
             if isinstance(f, exp.ColumnDef):
                 fields.append((f.name, to_flink(f.args["kind"], not _not_null(f))))
         return T.ROW(fields, nullable)
+    if kind == _D.USERDEFINED:  # a name that is no type (Flink's parser reads it as a user type)
+        from sqlengine.errors import ValidationError
+        raise ValidationError(f"Unknown identifier '{dt.args.get('kind') or dt.sql()}'")
     raise UnsupportedError(f"Unsupported data type: {dt.sql()}")
 
 

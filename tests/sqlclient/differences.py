@@ -30,8 +30,10 @@ DIFFERENCES: dict[str, str] = {
     "02_databases:18": ("Calcite's grammar reads DESCRIBE DATABASE EXTENDED db3 as a column of a table; "
                         "sqlengine's parser stops at EXTENDED"),
     "03_tables:21": "message wording: Flink names the key column's place in the statement",
-    "03_tables:23": "message wording: Flink's 'A regular Column named 'a' already exists in the table.'",
-    "03_tables:24": "message wording: Flink's parser says Unknown identifier 'NOTATYPE'",
+    "18_ddl_checks:1": "Flink keeps the function name's case in 'No match found for function signature'",
+    "18_ddl_checks:4": "Flink: Unknown identifier 'nope' in a computed column; sqlengine's binder: Column 'nope' not found",
+    "18_ddl_checks:19": ("Flink: a computed column cannot use another (Unknown identifier 'b'); sqlengine's binder "
+                         "rejects it as Column 'b' not found"),
     "06_views:13": "SHOW CREATE VIEW: Flink prints the expanded query (qualified, backquoted columns)",
     "06_views:14": "SHOW CREATE VIEW: Flink prints the expanded query (qualified, backquoted columns)",
     "07_functions:3": JAVA_FUNCTION,
@@ -62,7 +64,6 @@ DIFFERENCES: dict[str, str] = {
     "14_errors:6": NOT_GROUPED,
     "14_errors:8": "Flink names argument type families (<NUMERIC>) and keeps the function name's case",
     "14_errors:10": NOT_GROUPED,
-    "14_errors:12": "message wording: Flink's parser says Unknown identifier 'NOTATYPE'",
     "14_errors:13": "Flink checks the WHERE condition's type before the source's abilities",
     "14_errors:14": NOT_GROUPED,
     "14_errors:15": "message wording: Flink says UNION for a UNION (sqlengine: UNION ALL)",

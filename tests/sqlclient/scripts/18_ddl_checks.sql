@@ -1,0 +1,22 @@
+-- What CREATE TABLE checks at DDL time: computed columns, watermarks, keys, partitions.
+CREATE TABLE t (a INT, b AS invalid_function()) WITH ('connector' = 'datagen');
+CREATE TABLE t2 (a INT, b AS a + 1, c AS UPPER(CAST(a AS STRING))) WITH ('connector' = 'datagen');
+DESCRIBE t2;
+CREATE TABLE t3 (a INT, b AS nope + 1) WITH ('connector' = 'datagen');
+CREATE TABLE t4 (a STRING, WATERMARK FOR a AS a) WITH ('connector' = 'datagen');
+CREATE TABLE t5 (ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'datagen');
+DESCRIBE t5;
+CREATE VIEW v AS SELECT a FROM t2;
+SHOW CREATE TABLE v;
+CREATE TABLE t6 (a INT COMMENT 'the a', b STRING) COMMENT 'six' WITH ('connector' = 'datagen');
+DESCRIBE t6;
+SHOW CREATE TABLE t6;
+CREATE TABLE t7 (a INT) PARTITIONED BY (nope) WITH ('connector' = 'datagen');
+CREATE TABLE t8 (a INT, PRIMARY KEY (a)) WITH ('connector' = 'datagen');
+CREATE TABLE t9 (a INT PRIMARY KEY NOT ENFORCED) WITH ('connector' = 'datagen');
+DESCRIBE t9;
+CREATE TABLE t10 (m MAP<STRING, ARRAY<ROW<x INT, y STRING>>>, d DECIMAL(5, 2) NOT NULL) WITH ('connector' = 'datagen');
+DESCRIBE t10;
+CREATE TABLE t11 (a INT, b AS a * 2, c AS b + 1) WITH ('connector' = 'datagen');
+CREATE TABLE t12 (a INT, WATERMARK FOR nope AS nope) WITH ('connector' = 'datagen');
+SHOW TABLES;
