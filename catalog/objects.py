@@ -175,6 +175,7 @@ class CatalogTable:
     options: tuple[tuple[str, str], ...]
     partition_keys: tuple[str, ...] = ()
     comment: Optional[str] = None
+    distribution: Optional[str] = None  # Flink's DDL text: DISTRIBUTED BY HASH(`a`) INTO 4 BUCKETS
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "options", _options_tuple(self.options))

@@ -149,14 +149,14 @@ def _table_to_json(t: CatalogTable) -> tuple[str, Json]:
     return "TABLE", {"schema": schema_to_json(t.schema),
                      "options": [[k, v] for k, v in t.options],
                      "partition_keys": list(t.partition_keys),
-                     "comment": t.comment}
+                     "comment": t.comment, **({"distribution": t.distribution} if t.distribution else {})}
 
 
 def _table_from_json(d: Json) -> CatalogTable:
-    _expect_keys(d, "table", {"schema", "options", "partition_keys", "comment"}, set())
+    _expect_keys(d, "table", {"schema", "options", "partition_keys", "comment"}, {"distribution"})
     return CatalogTable(schema_from_json(d["schema"]),
                         tuple((k, v) for k, v in d["options"]),
-                        tuple(d["partition_keys"]), d["comment"])
+                        tuple(d["partition_keys"]), d["comment"], d.get("distribution"))
 
 
 def _view_to_json(v: CatalogView) -> tuple[str, Json]:

@@ -114,6 +114,8 @@ def show_create_table(path: ObjectPath, table: CatalogTable, is_temporary: bool 
     text = _create_prefix("TABLE", path, is_temporary) + ",\n".join(body) + "\n)\n"
     if table.comment:
         text += f"COMMENT '{_escape_quotes(table.comment)}'\n"
+    if table.distribution:
+        text += table.distribution + "\n"
     if table.partition_keys:
         keys = ", ".join(escape_identifier(k) for k in table.partition_keys)
         text += f"PARTITIONED BY ({keys})\n"

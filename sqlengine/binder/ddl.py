@@ -5,7 +5,7 @@ from typing import Optional
 
 from sqlglot import exp
 
-from catalog.objects import CatalogTable, Column, TableSchema, WatermarkSpec
+from catalog.objects import CatalogTable, Column, TableSchema, WatermarkSpec, escape_identifier
 from sqlengine.binder.types import column_type
 from sqlengine.dialect import nodes as dn
 from sqlengine.dialect.script import generate, span_of
@@ -88,8 +88,21 @@ def table_from_create(node: exp.Create, source: str, lookup=None) -> CatalogTabl
                           c.virtual, c.comment) if c.name in pk else c for c in columns]
     comment = next((p.this.name for p in (props.expressions if props is not None else [])
                     if isinstance(p, exp.SchemaCommentProperty)), None)
+    distribution = next((_distribution_text(p) for p in (props.expressions if props is not None else [])
+                         if isinstance(p, dn.DistributionProperty)), None)
     return CatalogTable(TableSchema(tuple(columns), tuple(watermarks), pk, pk_name),
-                        tuple(options.items()), partition, comment)
+                        tuple(options.items()), partition, comment, distribution)
+
+
+def _distribution_text(node: dn.DistributionProperty) -> str:
+    """``DISTRIBUTED BY HASH(`a`) INTO 4 BUCKETS`` as Flink's SHOW CREATE TABLE prints it."""
+    text = "DISTRIBUTED"
+    keys = [e.name for e in node.expressions or []]
+    if keys:
+        text += f" BY {node.args.get('kind') or ''}(" + ", ".join(escape_identifier(k) for k in keys) + ")"
+    if node.args.get("buckets") is not None:
+        text += f" INTO {node.args['buckets'].name} BUCKETS"
+    return text
 
 
 _LIKE_FEATURES = ("CONSTRAINTS", "GENERATED", "METADATA", "OPTIONS", "PARTITIONS", "WATERMARKS", "DISTRIBUTION")

@@ -73,7 +73,6 @@ DIFFERENCES: dict[str, str] = {
     "14_errors:25": "Flink rejects comparing INT with CHAR; sqlengine casts",
     "14_errors:26": "Flink: OVER clause is necessary for window functions",
     "14_errors:29": OBJECT_NOT_FOUND,
-    "15_show_create:9": "SHOW CREATE TABLE does not print DISTRIBUTED BY",
     "16_jars_misc:2": ("ADD JAR: sqlengine cannot load Java jars on Spark and says so; Flink first checks that "
                        "the file exists"),
     "16_jars_misc:4": "REMOVE JAR: Flink checks the file first",
