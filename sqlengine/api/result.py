@@ -274,12 +274,11 @@ class TableResult:
             return f"[INFO] Submitting SQL update statement to the cluster...\n" \
                    f"[INFO] SQL update statement has been successfully submitted to the cluster:\n" \
                    f"Job ID: {self.job.job_id}\n"
-        if not self.rows:
-            if self.changelog:  # Flink's streaming tableau: the header, then the total
-                widths = [len(h) for h in self.header]
-                return changelog_header(self.header[1:], widths) + "\n" + changelog_footer(0, widths)
-            return "Empty set"
         types = self.types or [None] * len(self.header)
+        if self.changelog and all(t is not None for t in types[1:]):
+            return self._render_changes(types[1:])
+        if not self.rows:
+            return "Empty set"
         cells = [[_cell(v, t) for v, t in zip(r, types)] for r in self.rows]
         if self.show:
             return render_show_result(self.header, cells)
@@ -288,6 +287,16 @@ class TableResult:
             n = len(self.rows)
             body = body.rsplit("\n", 1)[0] + f"\nReceived a total of {n} {'rows' if n > 1 else 'row'}"
         return body
+
+    def _render_changes(self, types: list) -> str:
+        """A streaming result as Flink's streaming tableau prints it: column widths from the
+        types (decided before any row), the ``op`` column, ``Received a total of N rows``."""
+        names = self.header[1:]
+        widths = column_widths_by_type(names, types, max_column_width=self.max_column_width)
+        lines = [changelog_header(names, widths)]
+        lines += [tableau_row([r[0]] + [_cell(v, t) for v, t in zip(r[1:], types)], widths) for r in self.rows]
+        lines.append(changelog_footer(len(self.rows), widths))
+        return "\n".join(lines)
 
     def print(self, out: Optional[TextIO] = None, live: bool = False) -> None:
         """Print the result as Flink's tableau. A streaming SELECT over unbounded input (or
