@@ -89,12 +89,21 @@ def show_modules(session: SessionState, full: bool) -> TableResult:
 
 
 # -- jars --------------------------------------------------------------------------------------
+def _check_jar_exists(path: str, stmt) -> None:
+    """Flink looks for the file first (a local path; a remote URI is taken as it is)."""
+    import os
+    if "://" not in path and not os.path.exists(path):
+        raise ValidationError(f"jar or artifact resource [{path}] not found.", stmt.span)
+
+
 def add_jar(session: SessionState, node: dn.AddJar, stmt) -> TableResult:
+    _check_jar_exists(node.this.name, stmt)
     raise UnsupportedError(f"ADD JAR '{node.this.name}': Java jars cannot be loaded on Spark (sqlengine runs "
                            f"Python functions: CREATE FUNCTION ... LANGUAGE PYTHON).", stmt.span)
 
 
 def remove_jar(session: SessionState, node: dn.RemoveJar, stmt) -> TableResult:
+    _check_jar_exists(node.this.name, stmt)
     raise ValidationError(f"The specified jar '{node.this.name}' is not registered in this session.", stmt.span)
 
 

@@ -73,9 +73,6 @@ DIFFERENCES: dict[str, str] = {
     "14_errors:25": "Flink rejects comparing INT with CHAR; sqlengine casts",
     "14_errors:26": "Flink: OVER clause is necessary for window functions",
     "14_errors:29": OBJECT_NOT_FOUND,
-    "16_jars_misc:2": ("ADD JAR: sqlengine cannot load Java jars on Spark and says so; Flink first checks that "
-                       "the file exists"),
-    "16_jars_misc:4": "REMOVE JAR: Flink checks the file first",
     "16_jars_misc:5": NO_CLUSTER,
     "16_jars_misc:6": "SHOW PROCEDURES is not supported yet (Flink: its in-memory catalog has none to list)",
     "16_jars_misc:11": NO_CLUSTER,
