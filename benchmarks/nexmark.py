@@ -233,12 +233,16 @@ class Memory(Sample):
         self.peak_pss = max(self.peak_pss, pss)
 
 
-def spawn(python: str, mode: str, job: dict, log: Path, timeout: float) -> dict:
+def spawn(python: str, mode: str, job: dict, log: Path, timeout: float, py_spy: str | None = None) -> dict:
     spec = log.with_suffix(".json")
     spec.write_text(json.dumps(job))
     t = time.perf_counter()
     with open(log, "wb") as out:
         proc = subprocess.Popen([python, __file__, mode, str(spec)], stdout=out, stderr=subprocess.STDOUT, cwd=REPO)
+        if py_spy:  # every Python process of the side (driver, Spark's Python workers), sampled
+            subprocess.Popen([py_spy, "record", "--subprocesses", "--nonblocking", "--rate", "50", "--format", "raw",
+                              "--pid", str(proc.pid), "-o", str(log.with_suffix(".pyspy.txt"))],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         sample = Memory(proc.pid)
         deadline = time.monotonic() + timeout
         while proc.poll() is None:
@@ -317,9 +321,14 @@ def compile_count_char(flink_python: str, tmp: Path) -> str:
 
 # -- the driver ---------------------------------------------------------------------------------
 def side_conf(side: str, tmp: Path, tag: str, args, jars: str) -> dict:
+    jfr = (f"-XX:StartFlightRecording=filename={Path(args.profile) / tag}.jfr,settings=profile"
+           if args.profile else None)
     if side.startswith("sqlengine"):
-        return {"parallelism.default": "2", "execution.checkpointing.dir": str(tmp / f"ck-{tag}"),
+        conf = {"parallelism.default": "2", "execution.checkpointing.dir": str(tmp / f"ck-{tag}"),
                 "execution.checkpointing.interval": args.interval}
+        if jfr:
+            conf["spark.driver.extraJavaOptions"] = jfr
+        return conf
     conf = {"pipeline.jars": jars, "parallelism.default": "2", "execution.checkpointing.interval": args.interval,
             "python.executable": args.flink_python,
             # Flink keeps checkpoints in the JobManager's memory (at most 5 MB of state) without it
@@ -408,6 +417,9 @@ def main() -> None:
     ap.add_argument("--in-process", action="store_true", help="also sqlengine on its nexmark connector")
     ap.add_argument("--flink-python", default=FLINK_PYTHON)
     ap.add_argument("--timeout", type=float, default=3600, help="seconds per run")
+    ap.add_argument("--profile", help="a folder for sqlengine's profiles: its JVM's Flight Recording (<run>.jfr) and "
+                    "every Python process's stacks by py-spy (<run>.pyspy.txt); not for timing")
+    ap.add_argument("--py-spy", default="py-spy", help="the py-spy executable (a tool, never a dependency)")
     ap.add_argument("--dump", help="a folder to write every output topic's records to (<topic>.jsonl)")
     ap.add_argument("--json", default=str(REPO / "benchmarks" / "results" / "nexmark.json"))
     ap.add_argument("--chart", default=str(REPO / "benchmarks" / "results" / "nexmark.png"))
@@ -448,7 +460,8 @@ def main() -> None:
                         stmts = script(q, side, bs, topic, str(side_input), args.events, args.rate)
                         python = args.flink_python if side.startswith("flink") else sys.executable
                         job = {"side": side, "statements": stmts, "conf": side_conf(side, tmp, tag, args, jars)}
-                        res = spawn(python, "--child", job, tmp / f"{tag}.log", args.timeout)
+                        res = spawn(python, "--child", job, (Path(args.profile) if args.profile else tmp) / f"{tag}.log",
+                                    args.timeout, args.py_spy if args.profile and side.startswith("sqlengine") else None)
                         if not res.get("failed"):
                             res["output"] = output(bs, topic, q, args.dump)
                             seen[side] = res["output"]
