@@ -96,7 +96,8 @@ def test_variables_in_a_cell_and_html_escaping(ipython):
     (shown,) = out.outputs
     html = shown.data["text/html"]
     assert "<td>&lt;b&gt;Tom &amp; Jerry&lt;/b&gt;</td><td>42</td><td>&lt;NULL&gt;</td>" in html
-    assert shown.data["text/plain"].splitlines()[3] == "| <b>Tom & Jerry</b> |   42 |  <NULL> |"
+    # text/plain: Flink's streaming tableau (the op column, widths from the column types)
+    assert shown.data["text/plain"].splitlines()[3] == "| +I |             <b>Tom & Jerry</b> |          42 |      <NULL> |"
     assert ipython.user_ns["df"].to_dict("records") == [{"who": "<b>Tom & Jerry</b>", "next": 42, "nothing": None}]
 
 
