@@ -20,7 +20,8 @@ ranges, not yet in Spark's offsets log), ``kafka-read`` (a task read a first bat
 (a transactional sink about to resolve what a crash left open, at job start),
 ``recovering`` (part of it resolved: one PostgreSQL prepared transaction rolled back, one
 Kafka transactional id fenced, a file sink's committed epoch published but its leftovers
-not removed), ``file-marked`` (a file sink recorded an epoch as committed, its files not
+not removed), ``file-staged`` (a file sink's writer task staged its file, the epoch not
+committed), ``file-marked`` (a file sink recorded an epoch as committed, its files not
 yet renamed), ``jdbc-written``
 (a PostgreSQL writer task wrote its rows, not prepared), ``jdbc-prepared`` (it prepared
 its transaction), ``jdbc-committing`` (the driver committed one task's prepared

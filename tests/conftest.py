@@ -90,3 +90,51 @@ def hdfs(tmp_path_factory):
         yield server
     finally:
         server.stop()
+
+
+# --- the fault matrix: one table of every cell the session ran (tests/fault_cells.py) -------
+_CELLS: list = []
+_PASSED: set = set()
+_FAILED: set = set()
+
+
+def pytest_runtest_logreport(report):
+    """Collect the cells (under pytest-xdist: on the controller, from its workers' reports)."""
+    from tests import fault_cells
+    test = fault_cells.function_of(report.nodeid)
+    if test not in fault_cells.TESTS:
+        return
+    _CELLS.extend(fault_cells.from_report(report))
+    if report.failed:
+        _FAILED.add(test)
+    elif report.when == "call" and report.passed:
+        _PASSED.add(test)
+
+
+def _matrix_short(config) -> str:
+    """Why the session's cells are fewer than the issue asks for ('' if they are not, or if
+    not every test with cells ran and passed: then the count is not checkable)."""
+    from tests import fault_cells
+    if config.option.keyword or config.option.markexpr or _FAILED or _PASSED != fault_cells.TESTS:
+        return ""
+    distinct = len({c.key for c in _CELLS})
+    return "" if distinct >= fault_cells.MINIMUM else \
+        f"the fault matrix has {distinct} distinct cells, fewer than {fault_cells.MINIMUM}"
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if hasattr(session.config, "workerinput"):
+        return  # an xdist worker: its reports reach the controller
+    if _matrix_short(session.config) and exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    from tests import fault_cells
+    if hasattr(config, "workerinput") or not _CELLS:
+        return
+    terminalreporter.write_sep("=", "fault matrix")
+    terminalreporter.write_line(fault_cells.table(_CELLS))
+    short = _matrix_short(config)
+    if short:
+        terminalreporter.write_line(f"FAILED: {short}", red=True)

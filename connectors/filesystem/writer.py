@@ -107,6 +107,8 @@ def _write_task(root: str, staged_name: str, final_name: str, batches: Iterator[
     staged = posixpath.join(base, STAGING, staged_name)
     counter = [0]
     written = FS.write_bytes(fs, staged, _line_bytes(batches, counter))
+    if written:
+        reached("file-staged")  # a task's file staged, the epoch not committed
     return StagedFile(staged if written else None, posixpath.join(base, final_name), counter[0], group)
 
 

@@ -16,6 +16,7 @@ import pytest
 
 from sqlengine.errors import ExecutionError, ValidationError
 from sqlengine.runtime.restart import RestartStrategy, restart_strategy
+from tests import fault_cells
 from tests.runtime.window_job import output, submit, window_input, window_script
 from tests.runtime.window_job import session as new_session
 
@@ -116,14 +117,17 @@ FIXED = {"restart-strategy.type": "fixed-delay", "restart-strategy.fixed-delay.d
 # (The Kafka and PostgreSQL sinks' driver points fail in tests/connectors/kafka/test_fault_matrix.py.)
 @pytest.mark.parametrize("point", ["recovery", "recovering", "epoch-start", "state-read", "state-write",
                                    "before-sink", "file-marked", "after-sink", "after-meta", "end-of-input"])
-def test_a_failed_job_restarts_from_its_checkpoint_and_stays_exact(spark, tmp_path, monkeypatch, windows, point):
+def test_a_failed_job_restarts_from_its_checkpoint_and_stays_exact(spark, tmp_path, monkeypatch, windows, point,
+                                                                   request):
     script, expected = windows
     _inject(monkeypatch, tmp_path, point)
     job = submit(_session(spark, tmp_path, **FIXED), script).wait(300)
     assert (tmp_path / "faults" / f"raised-{point}").exists(), "the failure was injected"
     assert job.status == "FINISHED" and job.restarts == 1
     assert [f[1:] for f in job.failures] == [("sqlengine.faults.InjectedError", f"injected failure at '{point}'")]
-    assert _output(tmp_path) == expected, "nothing lost, nothing duplicated"
+    got = _output(tmp_path)
+    fault_cells.report(request.node, "restart", point, "file->window->filesystem", expected, got)
+    assert got == expected, "nothing lost, nothing duplicated"
 
 
 def test_without_a_restart_strategy_the_job_fails_with_its_restore_path(spark, tmp_path, monkeypatch, windows):

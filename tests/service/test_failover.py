@@ -24,6 +24,7 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from tests import fault_cells
 from tests.connectors.kafka import test_fault_matrix as matrix
 from tests.connectors.kafka.kafka_util import new_topic, produce
 from tests.service.test_rest_api import free_port
@@ -98,7 +99,7 @@ def _submit(port: int, script: Path) -> str:
 
 
 def test_a_standby_takes_over_from_a_killed_leader_and_resumes_every_job_exactly(
-        zookeeper, kafka_bootstrap, postgres, tmp_path):
+        zookeeper, kafka_bootstrap, postgres, tmp_path, request):
     bs = kafka_bootstrap
     inputs = {"bids": new_topic(bs, 2), "items": new_topic(bs, 1)}
     produce(bs, inputs["bids"], [{"value": b, "partition": i % 2} for i, b in enumerate(matrix._bids())])
@@ -152,6 +153,8 @@ def test_a_standby_takes_over_from_a_killed_leader_and_resumes_every_job_exactly
         for (pipeline, (_, read)) in zip((matrix.WINDOW, matrix.UPSERT, matrix.JDBC), targets):
             expected = matrix.PIPELINES[pipeline][1]
             got = read()
+            fault_cells.report(request.node, "leader kill", "leader JobManager SIGKILL mid-run (HA)", pipeline,
+                               expected, got)
             assert got == expected, f"{pipeline}: lost {expected - got}, duplicated {got - expected}"
             transcript.append(f"         {pipeline}: {sum(got.values())} records committed, "
                               f"{sum(expected.values())} expected: lost 0, duplicated 0")
@@ -165,7 +168,7 @@ def test_a_standby_takes_over_from_a_killed_leader_and_resumes_every_job_exactly
             standby.stop()
 
 
-def test_a_restarted_cluster_resumes_the_jobs_it_had(kafka_bootstrap, tmp_path):
+def test_a_restarted_cluster_resumes_the_jobs_it_had(kafka_bootstrap, tmp_path, request):
     bs = kafka_bootstrap
     inputs = {"bids": new_topic(bs, 2)}
     produce(bs, inputs["bids"], [{"value": b, "partition": i % 2} for i, b in enumerate(matrix._bids())])
@@ -192,6 +195,9 @@ def test_a_restarted_cluster_resumes_the_jobs_it_had(kafka_bootstrap, tmp_path):
         _until(lambda: {j["jid"]: j["state"] for j in _get(second.port, "/v1/jobs/overview")["jobs"]},
                lambda s: s.get(job_id) == "FINISHED", timeout=300)
         expected = matrix.PIPELINES[matrix.WINDOW][1]
-        assert read() == expected
+        got = read()
+        fault_cells.report(request.node, "cluster stop", "the only JobManager stopped mid-run", matrix.WINDOW,
+                           expected, got)
+        assert got == expected
     finally:
         second.stop()

@@ -13,9 +13,9 @@ run as real CLI processes (sqlengine/faults.py names the points):
   the job's restart strategy restarts it from its checkpoint inside the same process.
 After every kill the committed output (read with ``read_committed``) must hold no
 duplicates; after the last run each cell counts its own lost and duplicated records
-against the expected output, computed here from the input. The matrix is printed; any
-non-zero cell fails the test. (More in-process cells, into the filesystem sink:
-tests/runtime/test_restart.py.)
+against the expected output, computed here from the input, and reports the cell to the
+session's one table of the fault matrix (tests/fault_cells.py); any non-zero cell fails the
+test. (More in-process cells, into the filesystem sink: tests/runtime/test_restart.py.)
 """
 from __future__ import annotations
 
@@ -30,8 +30,9 @@ from pathlib import Path
 
 import pytest
 
+from tests import fault_cells
 from tests.connectors.kafka.kafka_util import new_topic, produce, read_all
-from tests.e2e.conftest import ROOT
+from tests.e2e.conftest import ROOT, read_rows
 
 N = 360  # input records; 120 per epoch (3 epochs)
 # (pipeline, failure, [(point, arrivals to let pass first), ...]): process kills where only
@@ -43,6 +44,7 @@ N = 360  # input records; 120 per epoch (3 epochs)
 # process instead (``IN_PROCESS``), and the filesystem sink's in tests/runtime/test_restart.py.
 WINDOW, UPSERT, JDBC = "window->kafka", "group-by->upsert-kafka", "join->postgresql"
 WINDOW_HDFS = "window->kafka, HDFS ckpt"  # the window pipeline with its checkpoint on HDFS
+WINDOW_FS = "window->filesystem"  # the window pipeline into the two-phase filesystem sink
 CELLS = [
     (WINDOW, "kill", [("kafka-produced", 0)]), (WINDOW, "kill", [("kafka-txn-begun", 1), ("kafka-committed", 0)]),
     (WINDOW, "kill", [("kafka-plan", 1), ("kafka-produced", 0), ("recovering", 0)]),
@@ -51,6 +53,8 @@ CELLS = [
     (UPSERT, "kill", [("source-commit", 1)]), (UPSERT, "kill", [("group-offsets", 0), ("after-meta", 1), ("restore", 0)]),
     (JDBC, "kill", [("jdbc-committing", 0)]), (JDBC, "kill", [("jdbc-prepared", 0), ("recovering", 0)]),
     (JDBC, "restart", [("jdbc-written", 0)]), (WINDOW_HDFS, "kill", [("after-meta", 0)]),
+    # a writer task staged its file (uncommitted), then killed again while recovery removes it
+    (WINDOW_FS, "kill", [("file-staged", 0), ("recovering", 0)]), (WINDOW_FS, "kill", [("after-sink", 1)]),
 ]
 IN_PROCESS = [
     (WINDOW, "state-read", 1), (UPSERT, "recovery", 0), (UPSERT, "recovering", 0), (UPSERT, "epoch-start", 1),
@@ -102,6 +106,16 @@ CREATE TABLE sold (id BIGINT, label STRING, price INT)
         'sink.delivery-guarantee' = 'exactly-once');
 INSERT INTO sold SELECT b.id, i.label, b.price FROM bids AS b JOIN items AS i ON b.item = i.item;
 """
+WINDOW_FS_SQL = """
+CREATE TABLE bids (id BIGINT, item STRING, price INT, ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+  WITH ('connector' = 'kafka', 'topic' = '{src}', 'properties.bootstrap.servers' = '{bs}',
+        'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', 'format' = 'json');
+CREATE TABLE `out` (item STRING, window_start TIMESTAMP(3), n BIGINT, total BIGINT)
+  WITH ('connector' = 'filesystem', 'path' = '{dst}', 'format' = 'json');
+INSERT INTO `out` SELECT item, window_start, COUNT(*), SUM(price)
+FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY item, window_start, window_end;
+"""
 ITEMS = [{"item": f"i{k}", "label": f"label-{k}"} for k in range(3)]  # i3 has no label: its bids drop
 
 
@@ -113,6 +127,15 @@ def _window_expected(bids) -> Counter:
         per[key] = (n + 1, t + b["price"])
     return Counter(json.dumps({"item": i, "window_start": w, "n": n, "total": t}, sort_keys=True)
                    for (i, w), (n, t) in per.items())
+
+
+def _files_output(folder: Path) -> Counter:
+    return Counter(json.dumps(r, sort_keys=True) for r in read_rows(folder))
+
+
+def _staged(folder: Path) -> list:
+    """The filesystem sink's staged files (written by its tasks, not yet published)."""
+    return list(folder.glob(".staging/*.inprogress"))
 
 
 def _window_output(bs: str, topic: str) -> Counter:
@@ -180,8 +203,11 @@ def _checkpoints(pipeline: str, tmp: Path, hdfs) -> str:
 
 
 def _target(number: int, pipeline: str, inputs: dict, bs: str, tmp: Path, pg):
-    """The cell's script (its own output topic or table) and a reader of its committed output."""
+    """The cell's script (its own output topic, table or folder) and a reader of its committed output."""
     sql, _, output = PIPELINES[pipeline]
+    if pipeline == WINDOW_FS:
+        dst = tmp / f"out-{number}"
+        return sql.format(src=inputs["bids"], dst=dst, bs=bs), lambda: output(dst)
     if pipeline == JDBC:  # Kafka -> join -> PostgreSQL
         dst = pg.new_table("id bigint, label text, price int")
         script_sql = sql.format(src=inputs["bids"], dim=inputs["items"], dst=dst, bs=bs, jdbc_url=pg.jdbc_url)
@@ -192,7 +218,7 @@ def _target(number: int, pipeline: str, inputs: dict, bs: str, tmp: Path, pg):
 
 def _cell(number: int, pipeline: str, failure: str, points: list, inputs: dict, bs: str, tmp: Path, pg,
           hdfs) -> tuple:
-    """Run one cell as CLI processes; returns (lost, duplicated) against the expected output."""
+    """Run one cell as CLI processes; returns (expected, committed) output."""
     _, expected, output = PIPELINES[pipeline]
     script_sql, read = _target(number, pipeline, inputs, bs, tmp, pg)
     script = tmp / f"cell-{number}.sql"
@@ -212,16 +238,19 @@ def _cell(number: int, pipeline: str, failure: str, points: list, inputs: dict, 
                 f"{pipeline}: the run with fault {point} was not killed (rc {res.returncode}): {res.stderr[-1500:]}"
             if output is not _upsert_output:  # an upsert topic's history may repeat a key
                 assert not (read() - expected), f"{pipeline} {point}: committed records repeated or unexpected"
+            if point == "file-staged":
+                assert _staged(tmp / f"out-{number}"), "the kill left a staged, uncommitted file"
         res = _run(script, ckpt, _planned(ckpt))
         assert res.returncode == 0, f"{pipeline} {points}: {res.stderr[-2000:]}"
-    got = read()
-    return sum((expected - got).values()), sum((got - expected).values())
+        if pipeline == WINDOW_FS:
+            assert not _staged(tmp / f"out-{number}"), "recovery removed the staged files of the killed runs"
+    return expected, read()
 
 
 def _in_process_cell(number: int, pipeline: str, point: str, skip: int, inputs: dict, bs: str, tmp: Path, pg,
                      hdfs, spark, monkeypatch) -> tuple:
     """One cell run in this process: the point raises once, the restart strategy restarts the
-    job from its checkpoint; (lost, duplicated)."""
+    job from its checkpoint; (expected, committed) output."""
     from sqlengine.api.session import Session
     _, expected, _ = PIPELINES[pipeline]
     script_sql, read = _target(number, pipeline, inputs, bs, tmp, pg)
@@ -241,14 +270,14 @@ def _in_process_cell(number: int, pipeline: str, point: str, skip: int, inputs: 
     job = session.execute_sql(statements[-1]).job.wait(300)
     assert (folder / f"raised-{point}").exists(), f"{pipeline}: the failure at {point} was not injected"
     assert job.restarts == 1
-    got = read()
-    return sum((expected - got).values()), sum((got - expected).values())
+    return expected, read()
 
 
 PIPELINES = {WINDOW: (WINDOW_SQL, _window_expected(_bids()), _window_output),
              UPSERT: (UPSERT_SQL, _upsert_expected(_bids()), _upsert_output),
              JDBC: (JOIN_SQL, _join_expected(_bids()), _table_output),
-             WINDOW_HDFS: (WINDOW_SQL, _window_expected(_bids()), _window_output)}
+             WINDOW_HDFS: (WINDOW_SQL, _window_expected(_bids()), _window_output),
+             WINDOW_FS: (WINDOW_FS_SQL, _window_expected(_bids()), _files_output)}
 
 
 @pytest.fixture(scope="module")
@@ -260,35 +289,36 @@ def inputs(kafka_bootstrap) -> dict:
     return {"bids": src, "items": dim}
 
 
-def _table(cells: list, results: list) -> str:
-    lines = [f"{'pipeline':24s} {'failure':8s} {'points (arrivals passed)':52s} {'lost':>5s} {'duplicated':>10s}"]
-    for (pipeline, failure, points), (lost, dup) in zip(cells, results):
+def _report(node, cells: list, results: list) -> list:
+    """Report each cell to the session's fault matrix; the cells with records lost or duplicated."""
+    bad = []
+    for (pipeline, failure, points), (expected, got) in zip(cells, results):
         where = " then ".join(f"{p}" + (f" ({s})" if s else "") for p, s in points)
-        lines.append(f"{pipeline:24s} {failure:8s} {where:52s} {lost:5d} {dup:10d}")
-    return "\n".join(lines)
+        cell = fault_cells.report(node, failure, where, pipeline, expected, got)
+        if cell.lost or cell.duplicated:
+            bad.append(cell)
+    return bad
 
 
 def test_kafka_pipelines_killed_or_failed_in_their_tasks_stay_exact(kafka_bootstrap, postgres, hdfs, spark, inputs,
-                                                                     tmp_path):
+                                                                     tmp_path, request):
     # The cells run side by side (separate outputs, checkpoints and transactional ids): much
     # of a run is JVM start-up and waiting on the broker.
     with ThreadPoolExecutor(max_workers=3) as pool:
         futures = [pool.submit(_cell, i, pipeline, failure, points, inputs, kafka_bootstrap, tmp_path, postgres, hdfs)
                    for i, (pipeline, failure, points) in enumerate(CELLS)]
         results = [f.result() for f in futures]
-    table = _table(CELLS, results)
-    print("\n" + table)
+    bad = _report(request.node, CELLS, results)
     assert postgres.run("SELECT count(*) FROM pg_prepared_xacts") == [(0,)]
-    assert all(r == (0, 0) for r in results), table
+    assert not bad, bad
 
 
 def test_kafka_pipelines_failed_on_their_driver_restart_and_stay_exact(spark, kafka_bootstrap, postgres, hdfs,
-                                                                       inputs, tmp_path, monkeypatch):
+                                                                       inputs, tmp_path, monkeypatch, request):
     results = [_in_process_cell(i, pipeline, point, skip, inputs, kafka_bootstrap, tmp_path, postgres, hdfs, spark,
                                 monkeypatch) for i, (pipeline, point, skip) in enumerate(IN_PROCESS)]
     cells = [(pipeline, "restart", [(point, skip)]) for pipeline, point, skip in IN_PROCESS]
-    table = _table(cells, results)
-    print("\n" + table)
+    bad = _report(request.node, cells, results)
     points = {p for _, _, ps in CELLS for p, _ in ps} | {p for _, p, _ in IN_PROCESS}
-    assert len(points) >= 17, sorted(points)  # and 5 more in tests/runtime/test_restart.py
-    assert all(r == (0, 0) for r in results), table
+    assert len(points) >= 18, sorted(points)  # and 4 more in tests/runtime/test_restart.py
+    assert not bad, bad

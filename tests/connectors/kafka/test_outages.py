@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import fault_cells
 from tests.connectors.kafka.kafka_util import new_topic, produce, read_all
 from tests.e2e.conftest import ROOT
 
@@ -59,7 +60,7 @@ def own_broker(tmp_path_factory):
         broker.stop()
 
 
-def test_broker_restart_mid_run_loses_and_duplicates_nothing(own_broker, tmp_path):
+def test_broker_restart_mid_run_loses_and_duplicates_nothing(own_broker, tmp_path, request):
     bs = own_broker.bootstrap
     src, dst = new_topic(bs, 2), new_topic(bs, 2)
     records = [{"id": i, "item": f"i{i % 3}"} for i in range(300)]
@@ -85,10 +86,12 @@ INSERT INTO dst SELECT id, item FROM src WHERE id % 5 <> 0;
     import json
     expected = Counter(json.dumps(r, separators=(",", ":")) for r in records if r["id"] % 5)
     got = Counter(json.dumps(json.loads(v), separators=(",", ":")) for v in got.elements())
+    fault_cells.report(request.node, "outage", "broker restarted at epoch-start (1), job paused",
+                       "filter->kafka", expected, got)
     assert got == expected
 
 
-def test_postgres_down_during_commit_then_restart_completes(tmp_path):
+def test_postgres_down_during_commit_then_restart_completes(tmp_path, request):
     from tests.connectors.jdbc.postgres import Postgres
     pg = Postgres().start()
     try:
@@ -128,6 +131,8 @@ INSERT INTO sold SELECT id, item FROM src;
         with psycopg.connect(pg.url, autocommit=True) as c:
             rows = c.execute("SELECT id FROM sold").fetchall()
             left = c.execute("SELECT count(*) FROM pg_prepared_xacts").fetchone()[0]
+        fault_cells.report(request.node, "outage", "PostgreSQL down at jdbc-committing (1), rerun",
+                           "datagen->postgresql", Counter(range(300)), Counter(r[0] for r in rows))
         assert sorted(r[0] for r in rows) == list(range(300))
         assert left == 0
     finally:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import fault_cells
 from tests.connectors.kafka.kafka_util import new_topic, produce, read_all
 from tests.e2e.conftest import ROOT
 
@@ -83,7 +84,8 @@ def cluster(tmp_path):
                 p.kill()
 
 
-def test_window_job_on_a_standalone_cluster_survives_a_lost_worker(cluster, kafka_bootstrap, hdfs, spark, tmp_path):
+def test_window_job_on_a_standalone_cluster_survives_a_lost_worker(cluster, kafka_bootstrap, hdfs, spark, tmp_path,
+                                                                   request):
     from sqlengine.runtime import fs
     url, workdirs, workers = cluster
     bs = kafka_bootstrap
@@ -126,6 +128,8 @@ FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY ite
     expected = Counter(json.dumps({"item": i, "window_start": w, "n": n, "total": t}, sort_keys=True)
                        for (i, w), (n, t) in per.items())
     got = Counter(json.dumps(json.loads(v), sort_keys=True) for _, _, _, v, _ in read_all(bs, dst))
+    fault_cells.report(request.node, "worker kill", "a Spark worker SIGKILL after 3 epochs",
+                       "window->kafka, standalone, HDFS ckpt", expected, got)
     assert got == expected
     assert fs.glob(ckpt, "*/*/state/*/*/e=*/_SUCCESS"), "the state is on HDFS"
     assert not list(tmp_path.rglob("commits")), "nothing of the checkpoint on the local disk"
