@@ -27,6 +27,8 @@ TESTS = frozenset({
     "tests/connectors/kafka/test_standalone_cluster.py::test_window_job_on_a_standalone_cluster_survives_a_lost_worker",
     "tests/connectors/kafka/test_outages.py::test_broker_restart_mid_run_loses_and_duplicates_nothing",
     "tests/connectors/kafka/test_outages.py::test_postgres_down_during_commit_then_restart_completes",
+    "tests/connectors/kafka/test_outages.py::test_broker_down_while_the_job_runs_is_outlasted_by_its_restart_strategy",
+    "tests/connectors/kafka/test_outages.py::test_postgres_down_during_commit_is_outlasted_by_the_restart_backoff",
 })
 
 

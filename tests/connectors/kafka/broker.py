@@ -125,6 +125,10 @@ class Broker:
     def restart(self) -> None:
         """Stop the broker (a clean shutdown) and start it again on the same ports and data."""
         self.stop()
+        self.start_again()
+
+    def start_again(self) -> None:
+        """Start a stopped broker on its ports and data."""
         self._launch(self.workdir / "server.properties")
 
     def _wait_ready(self) -> None:
