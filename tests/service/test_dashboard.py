@@ -6,6 +6,12 @@ must show the job, draw its DAG (one box per vertex of ``/v1/jobs/:id``, the HAS
 count its records as they grow, and cancel it from its button. The job's name holds markup,
 which the page must show as text.
 
+A second, bounded job has a restart strategy with a long backoff and fails once where its
+input ends (``SQLENGINE_FAULT=end-of-input``, raised once in the cluster process: the
+endless job never gets there): over HTTP it is RESTARTING while it backs off, with
+``numRestarts`` 1 and its failure in ``/jobs/:id/exceptions``; the page shows the state and
+the exception.
+
 ``SQLENGINE_DASHBOARD_SCREENSHOT=docs/dashboard.png`` also saves the job page (the README's
 picture)."""
 from __future__ import annotations
@@ -13,6 +19,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -36,23 +43,42 @@ INSERT INTO counts SELECT id % 3, COUNT(*) FROM endless GROUP BY id % 3;
 """
 
 
+RESTARTING_JOB = """
+CREATE TABLE few (id BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '20');
+CREATE TABLE nowhere (id BIGINT) WITH ('connector' = 'blackhole');
+SET 'pipeline.name' = 'restarting-job';
+SET 'restart-strategy.type' = 'fixed-delay';
+SET 'restart-strategy.fixed-delay.delay' = '10 min';
+INSERT INTO nowhere SELECT id FROM few;
+"""
+
+
+def submit(env: dict, port: int, folder: Path, name: str, sql: str) -> str:
+    """Submit a script with a real ``sqlengine -m`` client; the job's id."""
+    script = folder / f"{name}.sql"
+    script.write_text(sql)
+    submitted = sqlengine(env, "-m", f"127.0.0.1:{port}", "-f", str(script))
+    job = re.search(r"Job ID: ([0-9a-f]{32})", submitted.stdout)
+    assert submitted.returncode == 0 and job, submitted.stdout + submitted.stderr
+    return job.group(1)
+
+
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    """A cluster on free ports (its state in a folder of its own) running the job: (port, job id)."""
+    """A cluster on free ports (its state in a folder of its own) running the job: (port, job id,
+    the client's environment, a folder for scripts)."""
     state = tmp_path_factory.mktemp("dashboard-cluster")
     rest = free_port()
-    env = dict(os.environ, XDG_STATE_HOME=str(state), XDG_DATA_HOME=str(state / "data"))
+    (state / "faults").mkdir()
+    env = dict(os.environ, XDG_STATE_HOME=str(state), XDG_DATA_HOME=str(state / "data"),
+               SQLENGINE_FAULT="end-of-input", SQLENGINE_FAULT_ACTION=f"raise:{state / 'faults'}")
     conf = ["-D", f"rest.port={rest}", "-D", f"sql-gateway.endpoint.rest.port={free_port()}",
-            "-D", "spark.master=local[2]", "-D", "parallelism.default=2"]
+            "-D", "spark.master=local[2]", "-D", "parallelism.default=2",
+            "-D", "sqlengine.cluster.warm-up=false"]  # (its bounded warm-up job would take the one failure)
     started = sqlengine(env, "cluster", "start", *conf, timeout=240)
     assert started.returncode == 0, started.stdout + started.stderr
     try:
-        script = state / "job.sql"
-        script.write_text(JOB)
-        submitted = sqlengine(env, "-m", f"127.0.0.1:{rest}", "-f", str(script))
-        job = re.search(r"Job ID: ([0-9a-f]{32})", submitted.stdout)
-        assert submitted.returncode == 0 and job, submitted.stdout + submitted.stderr
-        yield rest, job.group(1)
+        yield rest, submit(env, rest, state, "job", JOB), env, state
     finally:
         sqlengine(env, "cluster", "stop", *conf, timeout=300)
 
@@ -93,7 +119,7 @@ def records_out(browser, vertex: str) -> int:
 
 
 def test_the_overview_lists_the_running_job(cluster, browser):
-    port, job = cluster
+    port, job, _, _ = cluster
     browser.get(f"http://127.0.0.1:{port}/")
     row = f'#jobs-running tr[data-job="{job}"]'
     wait(browser, lambda b: text(b, f"{row} .badge") == "RUNNING")
@@ -103,7 +129,7 @@ def test_the_overview_lists_the_running_job(cluster, browser):
 
 
 def test_the_job_page_draws_the_dag_and_counts_live(cluster, browser):
-    port, job = cluster
+    port, job, _, _ = cluster
     details = http(port, f"/v1/jobs/{job}")[1]
     browser.get(f"http://127.0.0.1:{port}/#/jobs/{job}")
     wait(browser, lambda b: text(b, "#job-state") == "RUNNING")
@@ -131,7 +157,7 @@ def test_the_job_page_draws_the_dag_and_counts_live(cluster, browser):
 
 
 def test_the_cancel_button_cancels_the_job(cluster, browser):
-    port, job = cluster
+    port, job, _, _ = cluster
     browser.get(f"http://127.0.0.1:{port}/#/jobs/{job}")
     wait(browser, lambda b: text(b, "#job-state") == "RUNNING" and b.find_element(By.ID, "cancel").is_enabled())
     browser.find_element(By.ID, "cancel").click()
@@ -141,3 +167,29 @@ def test_the_cancel_button_cancels_the_job(cluster, browser):
     wait(browser, lambda b: text(b, "#job-state") == "CANCELED")
     assert http(port, f"/v1/jobs/{job}/status") == (200, {"status": "CANCELED"})
     assert not browser.find_element(By.ID, "cancel").is_enabled()
+
+
+def test_a_restarting_job_shows_restarting_its_restarts_and_its_exception(cluster, browser):
+    port, _, env, folder = cluster
+    job = submit(env, port, folder, "restarting", RESTARTING_JOB)
+    deadline = time.monotonic() + 120
+    while http(port, f"/v1/jobs/{job}/status")[1]["status"] not in ("RESTARTING", "FAILED", "FINISHED"):
+        assert time.monotonic() < deadline, "the job did not fail"
+        time.sleep(0.2)  # polling the cluster's REST API
+    assert http(port, f"/v1/jobs/{job}/status") == (200, {"status": "RESTARTING"})
+    metrics = http(port, f"/v1/jobs/{job}/metrics?get=numRestarts")[1]
+    assert {m["id"]: m["value"] for m in metrics} == {"numRestarts": "1"}
+    entries = http(port, f"/v1/jobs/{job}/exceptions")[1]["exceptionHistory"]["entries"]
+    assert [(e["exceptionName"], e["stacktrace"]) for e in entries] == \
+        [("sqlengine.faults.InjectedError", "injected failure at 'end-of-input'")]
+    listed = {j["jid"]: j["state"] for j in http(port, "/v1/jobs/overview")[1]["jobs"]}
+    assert listed[job] == "RESTARTING"
+
+    browser.get(f"http://127.0.0.1:{port}/#/jobs/{job}")
+    wait(browser, lambda b: text(b, "#job-state") == "RESTARTING")
+    shown = wait(browser, lambda b: b.find_elements(By.CSS_SELECTOR, "#exceptions details.exception"))
+    assert len(shown) == 1 and "sqlengine.faults.InjectedError" in shown[0].text
+    assert shown[0].find_element(By.TAG_NAME, "pre").get_attribute("textContent") == \
+        "injected failure at 'end-of-input'"
+    assert http(port, f"/v1/jobs/{job}?mode=cancel", "PATCH") == (202, {})  # ends the 10-minute backoff
+    wait(browser, lambda b: text(b, "#job-state") == "CANCELED")
