@@ -162,7 +162,12 @@ def run_sqlengine(stmts: list[str], conf: dict) -> dict:
         session.execute_sql(s)
     t = time.perf_counter()
     session.execute_sql(insert).wait()
-    return {"seconds": time.perf_counter() - t, "warmup": warm}
+    seconds = time.perf_counter() - t
+    jfr = re.search(r"StartFlightRecording=filename=([^,]+)", conf.get("spark.driver.extraJavaOptions", ""))
+    if jfr:  # the JVM may not live to dump at its exit: dump now
+        pid = session.spark._jvm.java.lang.ProcessHandle.current().pid()
+        subprocess.run(["jcmd", str(pid), "JFR.dump", f"filename={jfr.group(1)}"], capture_output=True)
+    return {"seconds": seconds, "warmup": warm}
 
 
 def run_flink(stmts: list[str], conf: dict) -> dict:
@@ -321,13 +326,14 @@ def compile_count_char(flink_python: str, tmp: Path) -> str:
 
 # -- the driver ---------------------------------------------------------------------------------
 def side_conf(side: str, tmp: Path, tag: str, args, jars: str) -> dict:
-    jfr = (f"-XX:StartFlightRecording=filename={Path(args.profile) / tag}.jfr,settings=profile"
+    jfr = (f"-XX:StartFlightRecording=filename={Path(args.profile) / tag}.jfr,settings=profile,dumponexit=true"
            if args.profile else None)
     if side.startswith("sqlengine"):
         conf = {"parallelism.default": "2", "execution.checkpointing.dir": str(tmp / f"ck-{tag}"),
                 "execution.checkpointing.interval": args.interval}
         if jfr:
             conf["spark.driver.extraJavaOptions"] = jfr
+        conf.update(kv.split("=", 1) for kv in args.set)
         return conf
     conf = {"pipeline.jars": jars, "parallelism.default": "2", "execution.checkpointing.interval": args.interval,
             "python.executable": args.flink_python,
@@ -420,6 +426,8 @@ def main() -> None:
     ap.add_argument("--profile", help="a folder for sqlengine's profiles: its JVM's Flight Recording (<run>.jfr) and "
                     "every Python process's stacks by py-spy (<run>.pyspy.txt); not for timing")
     ap.add_argument("--py-spy", default="py-spy", help="the py-spy executable (a tool, never a dependency)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="a setting of sqlengine's side (e.g. sqlengine.kafka.arrow-json=false)")
     ap.add_argument("--dump", help="a folder to write every output topic's records to (<topic>.jsonl)")
     ap.add_argument("--json", default=str(REPO / "benchmarks" / "results" / "nexmark.json"))
     ap.add_argument("--chart", default=str(REPO / "benchmarks" / "results" / "nexmark.png"))

@@ -15,9 +15,10 @@ sends the whole batch the old way (``decode`` returns None), so a result differs
 in speed:
 
 * column types whose strict wire value Arrow produces identically: BOOLEAN, TINYINT,
-  SMALLINT, INT, BIGINT, CHAR/VARCHAR/STRING, and the temporal types (read as text,
-  parsed in Spark as before). FLOAT, DOUBLE (Arrow and Jackson disagree at the edges:
-  ``1e400``), DECIMAL, BYTES and nested types: not at all (``wire_fields`` is None);
+  SMALLINT, INT, BIGINT, CHAR/VARCHAR/STRING, the temporal types (read as text,
+  parsed in Spark as before) and ROWs of these (a struct; Nexmark's events are three).
+  FLOAT, DOUBLE (Arrow and Jackson disagree at the edges: ``1e400``), DECIMAL, BYTES,
+  ARRAY and MAP: not at all (``wire_fields`` is None);
 * Arrow rejects the batch where Spark's strict reading rejects a record (a string for a
   number, ``1.0`` or an overflow for an integer, a number for a string, a duplicated
   key, control characters in a string); a string that is not valid UTF-8 (Arrow keeps
@@ -46,20 +47,50 @@ _OPEN, _CLOSE = ord("{"), ord("}")
 _CORRUPT = CORRUPT.encode()
 
 
-def wire_fields(columns) -> Optional[list[tuple[str, str]]]:
-    """``(json name, type root)`` per column, or None when a column's type is not one
-    this path reads (see the module docstring)."""
+def wire_fields(columns) -> Optional[list]:
+    """``(json name, wire spec)`` per column, or None when a column's type is not one this
+    path reads (see the module docstring). A spec is a type root of ``KINDS``, or for a
+    ROW ``["ROW", [[name, spec], ...]]``."""
     out = []
     for name, t in columns:
-        if t.root not in KINDS:
+        spec = _spec(t)
+        if spec is None:
             return None
-        out.append((name, t.root))
+        out.append((name, spec))
     return out
 
 
-def spark_type(fields: list[tuple[str, str]]) -> str:
+def _spec(t):
+    if t.root in KINDS:
+        return t.root
+    if t.root == "ROW":
+        fields = wire_fields([(f.name, f.type) for f in t.fields])
+        names = [n for n, _ in fields or []]
+        if fields is None or len(set(names)) != len(names):
+            return None
+        return ["ROW", [list(f) for f in fields]]
+    return None
+
+
+def _arrow(spec) -> pa.DataType:
+    if isinstance(spec, str):
+        return KINDS[spec][0]
+    return pa.struct([pa.field(n, _arrow(s)) for n, s in spec[1]])
+
+
+def _spark(spec) -> str:
+    if isinstance(spec, str):
+        return KINDS[spec][1]
+    return f"struct<{', '.join(_member(n, s) for n, s in spec[1])}>"
+
+
+def _member(name: str, spec) -> str:
+    return f"`{name.replace('`', '``')}`: {_spark(spec)}"
+
+
+def spark_type(fields: list) -> str:
     """The Spark DDL of ``__value_fast`` (json.py's strict wire schema)."""
-    members = [f"`{n.replace('`', '``')}`: {KINDS[r][1]}" for n, r in fields]
+    members = [_member(n, s) for n, s in fields]
     return f"struct<{', '.join(members + [f'{CORRUPT}: string'])}>"
 
 
@@ -67,8 +98,7 @@ class Decoder:
     """Executor side: ``decode`` a batch's values (bytes, or None for a tombstone)."""
 
     def __init__(self, option: str):
-        fields = [tuple(f) for f in json.loads(option)]
-        self.schema = pa.schema([pa.field(n, KINDS[r][0]) for n, r in fields])
+        self.schema = pa.schema([pa.field(n, _arrow(spec)) for n, spec in json.loads(option)])
         self.type = pa.struct(list(self.schema) + [pa.field(CORRUPT, pa.string())])
 
     def nulls(self, n: int) -> pa.Array:
@@ -110,7 +140,7 @@ class Decoder:
         arrays = [table.column(i).combine_chunks() for i in range(table.num_columns)]
         try:  # Arrow keeps a string's bytes as they are; Spark reads invalid UTF-8 as U+FFFD
             for a in arrays:
-                if pa.types.is_string(a.type):
+                if pa.types.is_string(a.type) or pa.types.is_struct(a.type):
                     a.validate(full=True)
         except pa.ArrowInvalid:
             return None

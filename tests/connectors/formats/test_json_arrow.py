@@ -13,7 +13,9 @@ from sqlengine import types as T
 COLUMNS = [("ti", T.DataType("TINYINT")), ("si", T.DataType("SMALLINT")), ("i", T.INT()), ("b", T.BIGINT()),
            ("ok", T.BOOLEAN()), ("s", T.STRING()), ("v", T.DataType("VARCHAR", precision=5)),
            ("ts", T.TIMESTAMP(3)), ("ltz", T.TIMESTAMP_LTZ(3)), ("day", T.DATE()), ("tm", T.TIME(0)),
-           ("odd name", T.INT())]
+           ("odd name", T.INT()),
+           ("r", T.ROW([("id", T.BIGINT()), ("name", T.STRING()), ("at", T.TIMESTAMP(3)),
+                        ("inner", T.ROW([("n", T.INT())]))]))]
 
 # Records Arrow must take (the point of the path: a plain record of the table).
 TAKEN = [
@@ -28,6 +30,12 @@ TAKEN = [
     b'{"pri\\u0063e": 1, "\\u0069": 5}',
     b'{  "i" :  1 ,"b":2  }',
     b'{"ts": "not a time", "day": "2023-13-45", "tm": "x"}',  # text on the wire; Spark parses (and rejects) it
+    # ROWs (Nexmark's events: one of three nested objects set, the others null)
+    b'{"r": {"id": 7, "name": "n", "at": "2023-01-01 10:00:00.123", "inner": {"n": 1}}, "i": 1}',
+    b'{"r": null, "i": 2}',
+    b'{"r": {}}',
+    b'{"r": {"id": null, "inner": null, "extra": {"x": [1]}}}',
+    b'{"r": {"name": "caf\xc3\xa9", "inner": {}}}',
 ]
 # Records Arrow must leave to Spark (whose strict reading rejects them, or Arrow would read them differently).
 LEFT = [
@@ -37,6 +45,9 @@ LEFT = [
     b'{"s": "a\tb"}', b'{"s": "\\ud800"}', b'{"s": "\xff"}', b'\xef\xbb\xbf{"i": 1}', b' {"i": 1}', b'{"i": 1} ',
     b'{"i":\n1}', b'{"i":\r1}', b'null', b'12', b'"x"', b'[{"i": 1}]', b'', b'{', b'}', b'{"i": 1} x',
     b'{"i": NaN}',
+    b'{"r": 1}', b'{"r": "x"}', b'{"r": [1]}', b'{"r": {"id": "1"}}', b'{"r": {"id": 1.5}}',
+    b'{"r": {"id": 1, "id": 2}}', b'{"r": {"name": 1}}', b'{"r": {"inner": {"n": 2147483648}}}',
+    b'{"r": {"inner": 3}}', b'{"r": {"name": "\xff"}}', b'{"r": {"name": "a\tb"}}',
 ]
 
 
@@ -52,7 +63,7 @@ def _spark_strict(spark, lines: list[bytes]) -> list[dict]:
             "timeZone": "UTC"}
     df = spark.createDataFrame([(bytearray(x),) for x in lines], "raw binary")
     parsed = F.from_json(F.col("raw").cast("string"), J._wire_schema(COLUMNS, lenient=False), opts)
-    return [r[0].asDict() for r in df.select(parsed).collect()]
+    return [r[0].asDict(recursive=True) for r in df.select(parsed).collect()]
 
 
 def test_arrow_takes_plain_records_and_reads_them_as_spark_strictly_does(spark):
@@ -80,6 +91,9 @@ def test_arrow_leaves_to_spark_what_it_would_read_differently(spark):
 def test_only_types_read_identically_take_the_arrow_path():
     assert wire_fields([("a", T.INT()), ("d", T.DOUBLE())]) is None
     assert wire_fields([("a", T.DECIMAL(10, 2))]) is None
-    assert wire_fields([("r", T.ROW([("a", T.INT())]))]) is None
+    assert wire_fields([("r", T.ROW([("a", T.INT()), ("d", T.DOUBLE())]))]) is None
+    assert wire_fields([("r", T.ARRAY(T.INT()))]) is None
     assert wire_fields([("a", T.INT()), ("s", T.STRING())]) == [("a", "INT"), ("s", "VARCHAR")]
+    assert wire_fields([("r", T.ROW([("a", T.INT()), ("r2", T.ROW([("t", T.TIMESTAMP(3))]))]))]) == [
+        ("r", ["ROW", [["a", "INT"], ["r2", ["ROW", [["t", "TIMESTAMP"]]]]]])]
     assert _decoder().type[len(COLUMNS)].name == CORRUPT
