@@ -42,10 +42,16 @@ USED_PREFIXES = ("spark.", "sqlengine.")
 
 STATE = ("sqlengine keeps operator state as versioned Parquet tables in the job's checkpoint folder "
          "(one delta per epoch, compacted into snapshots)")
+# Flink's keys that sqlengine passes on to Spark though its own operators do not read them:
+# what they do (the whole warning after the key).
+PASSED_ON = {
+    key: ("selects Spark's state store (hashmap: HDFSBackedStateStoreProvider; rocksdb, forst: "
+          "RocksDBStateStoreProvider), which only Spark's own stateful operators use; sqlengine's do not: "
+          + STATE)
+    for key in ("state.backend.type", "state.backend")
+}
 # Flink's keys whose effect sqlengine has in its own way: what it does instead.
 EXPLAINED = {
-    "state.backend.type": STATE + f", whatever '{{key}}' says",
-    "state.backend": STATE + f", whatever '{{key}}' says",
     "execution.checkpointing.incremental": STATE + ": every checkpoint is incremental already",
     "state.backend.incremental": STATE + ": every checkpoint is incremental already",
     "execution.checkpointing.mode": "every epoch of a sqlengine job is an exactly-once checkpoint",
@@ -71,6 +77,8 @@ def warning(key: str) -> Optional[str]:
     """The warning line for ``SET key``, or None when sqlengine uses the key."""
     if key in USED or key.startswith(USED_PREFIXES):
         return None
+    if key in PASSED_ON:
+        return f"[WARNING] '{key}' {PASSED_ON[key]}."
     if key in EXPLAINED:
         return f"[WARNING] '{key}' has no effect on Spark: {EXPLAINED[key].format(key=key)}."
     if key in flink_keys():

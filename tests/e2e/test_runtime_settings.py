@@ -1,4 +1,5 @@
-"""Session keys that shape how a job runs: key groups, the state backend, datagen pacing."""
+"""Session keys that shape how a job runs: key groups, the state backend, datagen pacing,
+the checkpoint interval."""
 from __future__ import annotations
 
 import json
@@ -90,3 +91,25 @@ CREATE TABLE sink (id BIGINT) WITH ('connector' = 'blackhole');
     # fires on each whole second.
     assert (starts[3] - starts[2]).total_seconds() >= 0.7, f"a 2-row micro-batch per second: {starts}"
     assert all(t.microsecond < 300_000 for t in starts[2:]), f"triggers on whole seconds: {starts}"
+
+
+def test_checkpointing_interval_spaces_the_epochs(spark, tmp_path):
+    """``execution.checkpointing.interval`` = 3 s is the query's trigger: an epoch starts on a
+    multiple of 3 s (Spark's processing-time trigger), so an epoch that ends within its 3 s
+    is followed by idle time until the next multiple; unset, this file source's epochs (7
+    lines into a blackhole) run back to back. (An epoch that overruns its slot, on a loaded
+    machine, is followed at once: such pairs show nothing.)"""
+    s = _bids(spark, tmp_path, {"execution.checkpointing.interval": "3 s",
+                                "sqlengine.filesystem.max-lines-per-batch": "7"})
+    s.execute_sql("CREATE TABLE nowhere (item STRING) WITH ('connector' = 'blackhole')")
+    job = s.execute_sql("INSERT INTO nowhere SELECT item FROM bids").wait().job
+    query = job.queries[0].query
+    assert query._jsq.streamingQuery().trigger().toString() == "ProcessingTimeTrigger(3000)"
+    progress = [p for p in query.recentProgress if p["numInputRows"]]
+    assert len(progress) == 3, progress  # 20 lines, 7 per epoch
+    starts = [datetime.fromisoformat(p["timestamp"].replace("Z", "+00:00")).timestamp() for p in progress]
+    ends = [t + p["durationMs"]["triggerExecution"] / 1000 for t, p in zip(starts, progress)]
+    for start, end, following in zip(starts, ends, starts[1:]):
+        slot_end = (start // 3 + 1) * 3  # the next multiple of 3 s after the epoch started
+        if end < slot_end:
+            assert following >= slot_end - 0.02, f"an epoch waited for its time: {starts}, ends {ends}"

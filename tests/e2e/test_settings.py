@@ -11,7 +11,10 @@ import pytest
     ("restart-strategy.type", None),
     ("execution.checkpointing.interval", None),
     ("spark.sql.shuffle.partitions", None),
-    ("state.backend.type", "[WARNING] 'state.backend.type' has no effect on Spark: sqlengine keeps operator state "
+    # it picks Spark's state store (tests/e2e/test_runtime_settings.py), which sqlengine's operators do not use
+    ("state.backend.type", "[WARNING] 'state.backend.type' selects Spark's state store (hashmap: "
+                           "HDFSBackedStateStoreProvider; rocksdb, forst: RocksDBStateStoreProvider), which only "
+                           "Spark's own stateful operators use; sqlengine's do not: sqlengine keeps operator state "
                            "as versioned Parquet tables in the job's checkpoint folder"),
     ("execution.checkpointing.incremental", "every checkpoint is incremental already"),
     ("table.exec.mini-batch.enabled", "sqlengine combines each key's changes per epoch"),

@@ -42,9 +42,10 @@ def _digest(folder: Path) -> str:
     return h.hexdigest()
 
 
-def _stop_midway(spark, tmp_path, monkeypatch, savepoints: str = "", **conf) -> str:
+def _stop_midway(spark, tmp_path, monkeypatch, savepoints: str = "", sql: bool = False, **conf) -> str:
     """Run the job, stop it with a savepoint (in ``savepoints``, else
-    ``<tmp_path>/savepoints``) after its third epoch; the savepoint's path."""
+    ``<tmp_path>/savepoints``; with ``sql``, by ``STOP JOB ... WITH SAVEPOINT``, where the
+    session's settings say) after its third epoch; the savepoint's path."""
     import time
 
     from sqlengine.api.jobs import stop_job
@@ -61,7 +62,10 @@ def _stop_midway(spark, tmp_path, monkeypatch, savepoints: str = "", **conf) -> 
         time.sleep(0.02)
     job.stop_event.set()  # no epoch after this one
     (pause / "resume").touch()
-    path = stop_job(session, "first", savepoints or str(tmp_path / "savepoints"), timeout=120)
+    if sql:
+        ((path,),) = session.execute_sql("STOP JOB 'first' WITH SAVEPOINT").collect()
+    else:
+        path = stop_job(session, "first", savepoints or str(tmp_path / "savepoints"), timeout=120)
     monkeypatch.delenv("SQLENGINE_FAULT")
     assert job.status == "STOPPED" and path is not None
     return path
@@ -97,6 +101,17 @@ def test_a_savepoint_restores_twice_to_the_same_result_and_stays_as_it_was(spark
     assert job.checkpoint_root == str(path) and not (path / METADATA).exists()
     assert output(tmp_path / "out-3") == results[0]
     assert not (tmp_path / "ckpt" / "claimed").exists()
+
+
+def test_stop_job_with_savepoint_writes_into_the_configured_savepoint_dir(spark, tmp_path, monkeypatch,
+                                                                          expected):
+    from sqlengine.runtime.savepoint import METADATA
+    configured = tmp_path / "configured"
+    path = Path(_stop_midway(spark, tmp_path, monkeypatch, sql=True,
+                             **{"execution.checkpointing.savepoint-dir": str(configured)}))
+    assert path.parent == configured and path.name.startswith("savepoint-first-")
+    assert json.loads((path / METADATA).read_text())["job-id"] == "first"
+    assert not (tmp_path / "savepoints").exists() and not (tmp_path / "ckpt" / "savepoints").exists()
 
 
 AGGREGATE = """SELECT item, window_start, COUNT(*) AS n, SUM(price) AS total
