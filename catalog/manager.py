@@ -77,6 +77,10 @@ class CatalogManager:
     def list_catalogs(self) -> list[str]:
         return sorted(self._catalogs)
 
+    def catalog_names(self) -> list[str]:
+        """The catalogs in the order they were registered."""
+        return list(self._catalogs)
+
     def use_catalog(self, name: str) -> None:
         """``USE CATALOG``: the current database becomes the catalog's default database."""
         catalog = self._catalogs.get(name)

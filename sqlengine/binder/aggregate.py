@@ -53,8 +53,8 @@ def _walk_outside_windows(node: exp.Expression):
 
 
 def needs_aggregation(qb, select: exp.Select) -> bool:
-    if select.args.get("group") is not None:
-        return True
+    if select.args.get("group") is not None or select.args.get("having") is not None:
+        return True  # HAVING alone makes an aggregate query of one group (SQL's rule)
     items = list(select.expressions) + ([select.args["having"]] if select.args.get("having") else [])
     return any(_is_agg(n) for item in items for n in _walk_outside_windows(item))
 
@@ -175,9 +175,13 @@ def bind_aggregation(qb, select: exp.Select, rel) -> P.Node:
     else:
         post = _post_scope(qb, base, keys, key_exprs, gexprs, window, in_scope, nprops, width)
     post.on_aggregate = on_aggregate
-    projs, names = _bind_select_list(select, post)
     having = select.args.get("having")
-    cond = ExprBinder(post).bind(having.this) if having is not None else None
+    if having is not None and not having.find(exp.Select):
+        # Calcite validates HAVING before the select list (which then numbers the aggregates)
+        _check_having(qb, ExprBinder(post).bind(having.this), having)
+        aggs.clear()
+    projs, names = _bind_select_list(select, post)
+    cond = _check_having(qb, ExprBinder(post).bind(having.this), having) if having is not None else None
     agg_names = _agg_names(select, projs, names, len(keys) + nprops, len(aggs))
     if expand is not None:
         agg_node = _expanded(qb, expand, window, aggs, agg_names)
@@ -190,6 +194,11 @@ def bind_aggregation(qb, select: exp.Select, rel) -> P.Node:
     projs = [_fix(p, agg_node) for p in projs]
     cond = _fix(cond, agg_node) if cond is not None else None
     return P.Calc(agg_node, tuple(projs), tuple(names), cond)
+
+
+def _check_having(qb, cond: P.Expr, having: exp.Having) -> P.Expr:
+    from sqlengine.binder.expressions import condition
+    return condition(cond, "HAVING", qb.span(having.this))
 
 
 def _agg_names(select: exp.Select, projs: list, names, first: int, count: int) -> tuple[str, ...]:
@@ -319,7 +328,7 @@ def _post_scope(qb, base, keys, key_exprs, gexprs, window, in_scope, nprops, wid
     for pos, (k, e) in enumerate(zip(keys, key_exprs)):
         qual = next((c.qualifier for c in in_scope.columns if isinstance(e, P.ColRef) and c.index == e.index), None)
         cols.append(ScopeColumn(qual, base.schema[k].name, base.schema[k].type, pos))
-    scope = Scope(cols, qb.source)
+    scope = Scope(cols, qb.source, ungrouped=in_scope)
     if window is not None:
         t = base.schema[window.time_col].type
         for i, p in enumerate(WINDOW_PROPS):

@@ -51,6 +51,19 @@ def _primary_key(schema: exp.Schema, inline: list[str]) -> tuple[Optional[tuple[
     return (tuple(inline), None) if inline else (None, None)
 
 
+def _check_key_columns(schema: exp.Schema, columns: list[Column], source: str) -> None:
+    """A PRIMARY KEY (...) names columns of the table (Flink's words, with the key's place)."""
+    names = {c.name for c in columns}
+    for item in schema.expressions:
+        pk = next((e for e in item.expressions if isinstance(e, exp.PrimaryKey)), None) \
+            if isinstance(item, exp.Constraint) else item
+        for ident in (pk.expressions if isinstance(pk, exp.PrimaryKey) else []):
+            if ident.name not in names:
+                span = span_of(ident, source)
+                where = f" at line {span.line}, column {span.column}" if span else ""
+                raise ValidationError(f"Primary key column '{ident.name}' is not defined in the schema{where}", span)
+
+
 def table_from_create(node: exp.Create, source: str, lookup=None) -> CatalogTable:
     """Build the catalog table of ``CREATE TABLE``; watermark types are checked here (as Flink).
     ``lookup(parts)``: the catalog table a ``LIKE`` clause names."""
@@ -70,6 +83,8 @@ def table_from_create(node: exp.Create, source: str, lookup=None) -> CatalogTabl
             watermarks.append(WatermarkSpec(item.this.name, generate(item.expression)))
     _check_enforced(schema)
     pk, pk_name = _primary_key(schema, inline_pk) if schema is not None else (None, None)
+    if like is None:
+        _check_key_columns(schema, columns, source)
     options = options_of(props)
     partition: tuple[str, ...] = ()
     for p in (props.expressions if props is not None else []):

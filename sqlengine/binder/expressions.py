@@ -20,6 +20,7 @@ from sqlengine.binder.types import to_flink
 from sqlengine.dialect import nodes as dn
 from sqlengine.dialect.script import span_of
 from sqlengine.errors import Span, UnsupportedError, ValidationError
+from sqlengine.functions.base import calcite_name
 from sqlengine.functions.registry import Arg, cast_allowed, lookup_aggregate, lookup_scalar, to_arg  # noqa: F401
 from sqlengine.plan.nodes import Call, Cast, ColRef, Expr, Lit
 
@@ -95,6 +96,12 @@ class Scope:
     overrides: dict[str, Expr] = field(default_factory=dict)
     # IN / EXISTS / scalar subqueries: bound by the query binder (binder/subquery.py)
     on_subquery: Optional[Callable[[exp.Expression, bool], Expr]] = None
+    # after GROUP BY: the input's columns, so a column that is not grouped is named as such
+    ungrouped: Optional["Scope"] = None
+    # a computed column's scope (the table's physical columns): Flink's "Unknown identifier"
+    computed_column: bool = False
+    # a join condition's scope: the number of columns of its left side
+    join_split: Optional[int] = None
 
     def lookup(self, qualifier: Optional[str], name: str) -> list[ScopeColumn]:
         visible = [c for c in self.columns if (not c.hidden if qualifier is None else _same(c.qualifier, qualifier))]
@@ -105,6 +112,22 @@ class Scope:
 
     def has_qualifier(self, q: str) -> bool:
         return any(_same(c.qualifier, q) for c in self.columns)
+
+
+def condition(cond: Expr, clause: str, span: Optional[Span]) -> Expr:
+    """A WHERE / HAVING / ON condition: BOOLEAN (a NULL constant is an unknown BOOLEAN)."""
+    if cond.type.root == "NULL":
+        return Lit(T.BOOLEAN(True), None)
+    if cond.type.root != "BOOLEAN":
+        raise ValidationError(f"{clause} clause must be a condition", span)
+    return cond
+
+
+def _resolves(scope: Scope, parts: list[str]) -> bool:
+    """Whether ``parts`` names a column of ``scope`` (qualified or not)."""
+    if len(parts) > 1 and scope.has_qualifier(parts[0]):
+        return bool(scope.lookup(parts[0], parts[1]))
+    return bool(scope.lookup(None, parts[0]))
 
 
 def _same(a: Optional[str], b: Optional[str]) -> bool:
@@ -161,12 +184,7 @@ class ExprBinder:
             if not cols and len(parts) > 2 and self.scope.has_qualifier(parts[1]):
                 cols, rest = self.scope.lookup(parts[1], parts[2]), parts[3:]
         if not cols:
-            names = ", ".join(dict.fromkeys(c.name for c in self.scope.columns if not c.hidden))
-            if len(parts) > 1 and self.scope.has_qualifier(parts[0]):
-                raise self.error(f"Column '{parts[1]}' not found in table '{parts[0]}'",
-                                 node, f"available columns: {names}")
-            raise self.error(f"Column '{parts[0]}' not found in any table",
-                             node, f"available columns: {names}")
+            raise self.not_found(parts, node)
         if len({c.index for c in cols}) > 1:
             raise self.error(f"Column '{parts[-1]}' is ambiguous", node)
         col = cols[0]
@@ -174,6 +192,21 @@ class ExprBinder:
         for name in rest:
             bound = self.field_access(bound, name, node)
         return bound
+
+    def not_found(self, parts: list[str], node: exp.Expression) -> ValidationError:
+        """Calcite's words for a name that resolves to no column of the scope."""
+        scope = self.scope
+        if scope.computed_column:
+            return self.error(f"Unknown identifier '{parts[0]}'", node)
+        if scope.ungrouped is not None and _resolves(scope.ungrouped, parts):
+            return self.error(f"Expression '{'.'.join(parts)}' is not being grouped", node)
+        names = ", ".join(dict.fromkeys(c.name for c in scope.columns if not c.hidden))
+        hint = f"available columns: {names}" if names else None
+        if len(parts) > 1 and scope.has_qualifier(parts[0]):
+            return self.error(f"Column '{parts[1]}' not found in table '{parts[0]}'", node, hint)
+        if len(parts) > 1 and not scope.lookup(None, parts[0]):
+            return self.error(f"Table '{parts[0]}' not found", node, hint)
+        return self.error(f"Column '{parts[0]}' not found in any table", node, hint)
 
     def field_access(self, base: Expr, name: str, node: exp.Expression) -> Expr:
         if base.type.root != "ROW":
@@ -595,13 +628,72 @@ class ExprBinder:
         if fn is None:
             if lookup_aggregate(name) is not None:
                 return self.aggregate(node)
-            raise self.error(f"No match found for function signature {name}"
-                             f"({', '.join('<' + a.type.sql(False) + '>' for a in args)})", node)
+            if name in WINDOW_ONLY:
+                raise self.error("OVER clause is necessary for window functions", node)
+            if any(a.type.root == "NULL" for a in args):  # no signature to give an untyped NULL a type
+                raise self.error("Illegal use of 'NULL'", node)
+            typed = node.name if isinstance(node, exp.Anonymous) else name
+            raise self.error(f"No match found for function signature {typed}"
+                             f"({', '.join('<' + calcite_family(a.type) + '>' for a in args)})", node)
+        if name in EQUALITIES:
+            self.check_equality(name, args, node)
         try:
             result = fn.infer([to_arg(a) for a in args])
         except ValidationError as err:
             raise err.with_span(self.span(node))
         return Call(result, name, tuple(args))
+
+
+    def check_equality(self, name: str, args: list[Expr], node: exp.Expression) -> None:
+        """Flink compares no number with a character string for equality (its code generator's
+        ``checkImplicitConversionValidity``), where Calcite would cast; a NULL constant passes."""
+        a, b = (x.type for x in args[:2])
+        if any(_is_null_constant(x) for x in args[:2]):
+            return
+        if a.is_numeric and b.is_string or a.is_string and b.is_numeric:
+            split = self.scope.join_split
+            if split is not None and all(isinstance(x, ColRef) for x in args[:2]) and \
+                    (args[0].index < split) != (args[1].index < split):
+                raise self.error(f"implicit type conversion between {calcite_name(a)} and {calcite_name(b)} "
+                                 "is not supported on join's condition now", node)
+            raise self.error(f"implicit type conversion between {_type_root(a)} and {_type_root(b)} "
+                             "is not supported now", node)
+
+
+# Functions that exist only with OVER (Calcite: "OVER clause is necessary for window functions").
+WINDOW_ONLY = frozenset({"ROW_NUMBER", "RANK", "DENSE_RANK", "PERCENT_RANK", "CUME_DIST", "NTILE", "LAG", "LEAD"})
+# Calls Flink generates as an equality (NULLIF is CASE WHEN a = b).
+EQUALITIES = frozenset({"=", "<>", "IS DISTINCT FROM", "IS NOT DISTINCT FROM", "NULLIF"})
+
+
+def calcite_family(t: T.DataType) -> str:
+    """A type as Calcite names its family in 'No match found for function signature'."""
+    families = {"CHAR": "CHARACTER", "VARCHAR": "CHARACTER", "BINARY": "BINARY", "VARBINARY": "BINARY",
+                "TIMESTAMP_LTZ": "TIMESTAMP", "INTERVAL_DAY_TIME": "INTERVAL_DAY_TIME",
+                "INTERVAL_YEAR_MONTH": "INTERVAL_YEAR_MONTH"}
+    if t.is_numeric:
+        return "NUMERIC"
+    if t.root in families:
+        return families[t.root]
+    if t.root in ("ARRAY", "MULTISET"):
+        return f"{calcite_name(t.element)} {t.root}"
+    if t.root == "MAP":
+        return f"({calcite_name(t.key)}, {calcite_name(t.value)}) MAP"
+    if t.root == "ROW":
+        return "RecordType:peek_no_expand(" + ", ".join(f"{calcite_name(f.type)} {f.name}" for f in t.fields) + ")"
+    return t.root
+
+
+def _type_root(t: T.DataType) -> str:
+    """Flink's LogicalTypeRoot name of a type."""
+    return {"INT": "INTEGER", "TIMESTAMP": "TIMESTAMP_WITHOUT_TIME_ZONE",
+            "TIMESTAMP_LTZ": "TIMESTAMP_WITH_LOCAL_TIME_ZONE"}.get(t.root, t.root)
+
+
+def _is_null_constant(e: Expr) -> bool:
+    while isinstance(e, Cast):
+        e = e.arg
+    return isinstance(e, Lit) and e.value is None
 
 
 def _python_call(binder: "ExprBinder", fn, name: str, args: list[Expr], node: exp.Expression) -> Expr:

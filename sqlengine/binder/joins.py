@@ -93,10 +93,10 @@ def _join_span(qb, j: exp.Join) -> Optional[Span]:
 
 
 def _bind_condition(qb, rel, on: exp.Expression) -> P.Expr:
-    cond = ExprBinder(rel.scope(qb.source)).bind(on)
-    if cond.type.root not in ("BOOLEAN", "NULL"):
-        raise ValidationError(f"JOIN condition must be a boolean expression, but is {cond.type}", qb.span(on))
-    return cond
+    scope = rel.scope(qb.source)
+    scope.join_split = len(rel.node.left.schema)
+    from sqlengine.binder.expressions import condition
+    return condition(ExprBinder(scope).bind(on), "ON", qb.span(on))
 
 
 def bind_using(qb, left, right, jkind: str, j: exp.Join):

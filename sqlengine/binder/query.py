@@ -1,6 +1,7 @@
 """Binding queries (SELECT, UNION, VALUES, INSERT) into the logical plan."""
 from __future__ import annotations
 
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -9,13 +10,15 @@ from sqlglot import exp
 from catalog.objects import CatalogTable, CatalogView
 from sqlengine import types as T
 from sqlengine.binder.ddl import check_rowtime_type
-from sqlengine.binder.expressions import ExprBinder, Scope, ScopeColumn, bind_aggregate_call
+from sqlengine.binder.expressions import ExprBinder, Scope, ScopeColumn, bind_aggregate_call, condition
+from sqlengine.binder.names import lookup_sink, lookup_table
 from sqlengine.binder.relation import Relation, dedupe as _dedupe
 from sqlengine.dialect import nodes as dn
-from sqlengine.dialect.script import parse_one, span_of
+from sqlengine.dialect.script import parse_one, span_covering, span_of
 from sqlengine.errors import Span, UnsupportedError, ValidationError
 from sqlengine.plan import nodes as P
 
+_DEPTH: ContextVar[int] = ContextVar("query_binding_depth", default=0)  # nested binders share it
 LEGACY_WINDOWS = {"TUMBLE": "TUMBLE", "HOP": "HOP", "SESSION": "SESSION"}
 LEGACY_PROPS = {"_START": "window_start", "_END": "window_end", "_ROWTIME": "window_time",
                 "_PROCTIME": "window_time"}
@@ -38,12 +41,29 @@ class QueryBinder:
     def span(self, node) -> Optional[Span]:
         return span_of(node, self.source)
 
+    def name_span(self, table: exp.Table) -> Optional[Span]:
+        """A table reference's dotted name, all its parts (Calcite's place for it)."""
+        return span_covering(table.parts, self.source) or self.span(table)
+
     # -- queries ---------------------------------------------------------------------
     def bind_query(self, node: exp.Expression) -> P.Node:
+        """The plan of a query. Its tables' sources are checked once the whole statement is
+        validated (Flink creates them while converting the validated query, so a validation
+        error anywhere in it comes first)."""
+        depth = _DEPTH.set(_DEPTH.get() + 1)
+        try:
+            plan = self._bind_query(node)
+        finally:
+            _DEPTH.reset(depth)
+        if _DEPTH.get() == 0:
+            check_sources(plan)
+        return plan
+
+    def _bind_query(self, node: exp.Expression) -> P.Node:
         from sqlengine.functions.python_udf import USER_FUNCTIONS, resolving
         if USER_FUNCTIONS.get() is not self.catalogs:
             with resolving(self.catalogs):
-                return self.bind_query(node)
+                return self._bind_query(node)
         with_ = node.args.get("with_") if isinstance(node, exp.Query) else None
         if with_ is not None:
             return self.bind_with(node, with_)
@@ -77,7 +97,8 @@ class QueryBinder:
                   *(right.inputs if isinstance(right, P.Union) else (right,))]
         width = len(inputs[0].schema)
         if any(len(i.schema) != width for i in inputs):
-            raise ValidationError("Column count mismatch in UNION ALL", self.span(node))
+            raise ValidationError(f"Column count mismatch in {'UNION' if node.args.get('distinct') else 'UNION ALL'}",
+                                  self.span(node))
         types = []
         for col in range(width):
             t = inputs[0].schema[col].type
@@ -162,8 +183,7 @@ class QueryBinder:
         parts = [p.name for p in node.parts]
         if self.is_cte(parts):
             return self.bind_cte(parts[0], node)
-        path = self.catalogs.qualify(parts)
-        obj = self.catalogs.get_table(path)
+        path, obj = lookup_table(self.catalogs, parts, self.name_span(node))
         alias = node.alias or parts[-1]
         if isinstance(obj, CatalogView):
             sub = QueryBinder(self.catalogs, obj.query_sql, self.streaming, conf=self.conf)
@@ -204,7 +224,8 @@ class QueryBinder:
                                        for c in physical), table.options, options.get("connector", ""),
                            metadata, tuple(schema.primary_key or ()), changelog,
                            self.streaming and bool(schema.watermarks), tuple(table.partition_keys))
-        scope = Scope([ScopeColumn(None, c.name, c.type, i) for i, c in enumerate(physical)], "")
+        scope = Scope([ScopeColumn(None, c.name, c.type, i) for i, c in enumerate(physical)], "",
+                      computed_column=True)
         projs, names = [], []
         pindex = {c.name: i for i, c in enumerate(physical)}
         for col in schema.columns:
@@ -329,7 +350,8 @@ class QueryBinder:
         if where is not None:
             scope = rel.scope(self.source)
             scope.on_subquery = subs.bind
-            conds = [c for c in J.conjuncts(ExprBinder(scope).bind(where.this)) if not J.is_true(c)]
+            bound = condition(ExprBinder(scope).bind(where.this), "WHERE", self.span(where.this))
+            conds = [c for c in J.conjuncts(bound) if not J.is_true(c)]
         node_, conds = J.push_into_joins(rel.node, conds)
         rel = Relation(J.finalize_joins(self, node_), rel.qualifiers, rel.hidden)
         rel = subs.apply(rel)
@@ -401,7 +423,7 @@ class QueryBinder:
         if not extra:
             return self.order_limit(node, plan)
         if node.args.get("distinct"):
-            raise ValidationError("Expression in ORDER BY must be in the SELECT list of a SELECT DISTINCT",
+            raise ValidationError(f"Expression '{_expr_text(extra[0].this)}' is not in the select clause",
                                   self.span(extra[0]))
         width = len(plan.schema)
         wider = node.copy()
@@ -448,7 +470,7 @@ class QueryBinder:
             if self.streaming and (not keys or keys[0].index < 0 or
                                    plan.schema[keys[0].index].type.time_attr is None):
                 raise UnsupportedError(
-                    "Sort on a non-time-attribute field is not supported in streaming mode.", self.span(order))
+                    "Sort on a non-time-attribute field is not supported.", self.span(order))
         if isinstance(limit, exp.Fetch):  # FETCH FIRST|NEXT [n] ROW[S] ONLY
             options = limit.args.get("limit_options")
             if options is not None and (options.args.get("with_ties") or options.args.get("percent")):
@@ -468,16 +490,20 @@ class QueryBinder:
             columns = [c.name for c in target.expressions]
             target = target.this
         parts = [p.name for p in target.parts]
-        path = self.catalogs.qualify(parts)
-        table = self.catalogs.get_table(path)
+        path, table = lookup_sink(self.catalogs, parts, self.name_span(target))
         if isinstance(table, CatalogView):
             raise ValidationError(f"Cannot insert into view {path}", self.span(node))
-        query = self.bind_query(node.expression)
+        depth = _DEPTH.set(_DEPTH.get() + 1)  # the sources are checked after the target columns
+        try:
+            query = self.bind_query(node.expression)
+        finally:
+            _DEPTH.reset(depth)
         sink_cols = [c for c in table.schema.columns if c.kind == "physical" or
                      (c.kind == "metadata" and not c.virtual)]
         if columns:
-            by = {c.name: c for c in sink_cols}
-            sink_cols = [by[c] for c in columns]
+            sink_cols = _target_columns(sink_cols, columns, node.this, self.source)
+        if _DEPTH.get() == 0:
+            check_sources(query)
         return self.sink(str(path), table, sink_cols, query, node)
 
     def sink(self, name: str, table, sink_cols, query: P.Node, node) -> P.Sink:
@@ -509,6 +535,24 @@ class QueryBinder:
                       partition_keys=tuple(table.partition_keys))
 
 
+def _expr_text(node: exp.Expression) -> str:
+    """An expression as Calcite prints one in a message: a column as its dotted parts."""
+    if isinstance(node, exp.Column):
+        return ".".join(p.name for p in node.parts)
+    return node.sql(dialect="flink")
+
+
+def _target_columns(sink_cols: list, columns: list[str], target: exp.Schema, source: str) -> list:
+    """INSERT INTO t (c1, c2, ...): the named columns, each once (Calcite's checks)."""
+    by = {c.name: c for c in sink_cols}
+    for name, ident in zip(columns, target.expressions):
+        if name not in by:
+            raise ValidationError(f"Unknown target column '{name}'", span_of(ident, source))
+        if columns.count(name) > 1:
+            raise ValidationError(f"Target column '{name}' is assigned more than once", span_of(ident, source))
+    return [by[c] for c in columns]
+
+
 def _same_type(src: T.DataType, dst: T.DataType) -> bool:
     """Equal but for nullability and time attributes (no cast needed into the sink)."""
     return src.with_time_attr(None).with_nullable(True) == dst.with_time_attr(None).with_nullable(True)
@@ -536,6 +580,23 @@ def source_changelog(options: dict[str, str]) -> str:
     except ConnectorError:
         return ""
     return factory.source_changelog(options)
+
+
+def check_sources(plan: P.Node) -> None:
+    """Every table a plan reads needs a connector that reads (Flink creates the sources
+    while converting the validated query, before it looks at the sink)."""
+    from connectors.base import ConnectorFactory, factory_for
+    from sqlengine.errors import ConnectorError
+    for node in P.walk(plan):
+        if not isinstance(node, P.TableScan):
+            continue
+        try:
+            factory = factory_for(node.connector or None, node.table)
+        except ConnectorError:
+            continue
+        if type(factory).scan is ConnectorFactory.scan:
+            raise ValidationError(f"Connector '{factory.identifier}' can only be used as a sink. "
+                                  "It cannot be used as a source.")
 
 
 def _with_time_attr(e: P.Expr, kind: str) -> P.Expr:

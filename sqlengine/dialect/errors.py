@@ -24,6 +24,8 @@ from sqlengine.dialect.keywords import KEYWORDS
 NON_QUERY = "Non-query expression encountered in illegal context"
 BANG_EQUAL = "Bang equal '!=' is not allowed under the current SQL conformance level"
 BETWEEN_WITHOUT_AND = "BETWEEN operator has no terminating AND"
+EXPLAIN_CREATE = ("Unsupported CREATE OR REPLACE statement for EXPLAIN. The statement must define a query "
+                  "using the AS clause (i.e. CTAS/RTAS statements).")
 LIMIT_START_COUNT = "'LIMIT start, count' is not allowed under the current SQL conformance level"
 # Characters Flink's lexer has no token for ("!" only as part of "!="), as sqlglot reads them.
 LEXICAL = {TokenType.PARAMETER: "@", TokenType.HASH: "#", TokenType.TILDE: "~",

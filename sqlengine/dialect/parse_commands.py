@@ -14,6 +14,7 @@ from sqlglot import exp
 from sqlglot.tokens import Token, TokenType
 
 from sqlengine.dialect import nodes as n
+from sqlengine.dialect.errors import EXPLAIN_CREATE
 
 SHOW_KINDS = (
     ("CURRENT", "CATALOG"), ("CURRENT", "DATABASE"), ("CATALOGS",), ("DATABASES",),
@@ -130,9 +131,13 @@ class CommandParser:
                 break
             if not (self._curr and self._curr.text.upper() in EXPLAIN_DETAILS):
                 self._stop(ident_ok=False)
+        start = self._index
         statement = self._parse_statement_set_head() or self._parse_statement()
         if statement is None:
             self.raise_error("Expected a statement to explain")
+        if isinstance(statement, exp.Create) and (statement.args.get("kind") or "").upper() == "TABLE" \
+                and statement.expression is None:  # Flink explains CTAS / RTAS only
+            self._stop(start, message=EXPLAIN_CREATE)
         return self.expression(n.FlinkExplain(this=statement, details=details or None,
                                               plan_for=plan_for))
 

@@ -40,6 +40,14 @@ def span_of(node: exp.Expression, source: str) -> Span | None:
     return None
 
 
+def span_covering(nodes, source: str) -> Span | None:
+    """The span from the first to the last positioned token of ``nodes`` (a dotted name's parts)."""
+    metas = [m for n in nodes for sub in n.walk() if "start" in (m := getattr(sub, "_meta", None) or {})]
+    if not metas:
+        return None
+    return Span(source, min(m["start"] for m in metas), max(m["end"] for m in metas) + 1)
+
+
 def _tokenize(text: str) -> list[Token]:
     try:
         return _DIALECT.tokenize(text)

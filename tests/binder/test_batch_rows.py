@@ -188,7 +188,7 @@ def test_order_by_beyond_the_output_columns(bs, sql, expected):
 
 def test_order_by_in_select_distinct_names_selected_columns(bs):
     from sqlengine import errors
-    with pytest.raises(errors.ValidationError, match="SELECT DISTINCT"):
+    with pytest.raises(errors.ValidationError, match="Expression 'v' is not in the select clause"):
         bs.execute_sql("SELECT DISTINCT tag FROM r ORDER BY v")
     with pytest.raises(errors.ValidationError, match="Ordinal out of range: 3"):
         bs.execute_sql("SELECT id, tag FROM r ORDER BY 3")

@@ -36,7 +36,7 @@ def test_explain_matches_golden(name):
 
 
 @pytest.mark.parametrize("sql, message", [
-    ("EXPLAIN SELECT item, price FROM Bid ORDER BY price", "Sort on a non-time-attribute field is not supported in streaming mode."),
+    ("EXPLAIN SELECT item, price FROM Bid ORDER BY price", "Sort on a non-time-attribute field is not supported."),
 ])
 def test_unsupported_streaming_shapes_fail_at_planning(sql, message):
     """Planning (EXPLAIN, or a job before it starts) names the construct; no job runs."""
