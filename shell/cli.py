@@ -1,8 +1,10 @@
 """``sqlengine``: the Flink SQL Client's command line.
 
 ``sqlengine [-i init.sql] [-f script.sql | -e "SQL"] [-D key=value ...]`` runs the
-statements in order and exits with 0, or non-zero at the first failing statement; SQL on
-standard input (when it is not a terminal) is a script too. Without a script, on a
+statements in order and exits with 0, or non-zero at the first failing statement. SQL on
+standard input (when it is not a terminal) runs as Flink's client runs it, as a session
+typed in: a failing statement is reported and the next one runs, and the exit code is 0.
+Without a script, on a
 terminal, the interactive shell starts (shell/repl.py). Scripts wait for their INSERT
 jobs (the process is the cluster: a job cannot outlive it), unless the script sets
 ``table.dml-sync`` to false, in which case the jobs run side by side and the script
@@ -42,28 +44,39 @@ def version() -> str:
     return __version__
 
 
-def run_script(session, text: str, out=sys.stdout, log: Optional[Path] = None) -> bool:
-    """Execute statements in order; at the first failure print one [ERROR] and stop. A
-    script's INSERTs finish in order unless it sets ``table.dml-sync`` to false."""
+def run_script(session, text: str, out=sys.stdout, log: Optional[Path] = None,
+               keep_going: bool = False) -> bool:
+    """Execute statements in order; at the first failure print one [ERROR] and stop (``-f``,
+    ``-e``), or with ``keep_going`` (standard input, which Flink's client reads as its
+    interactive session) print it and go on with the next statement. True when none failed.
+    A script's INSERTs finish in order unless it sets ``table.dml-sync`` to false."""
     from sqlengine.api.control import log_path
-    from sqlengine.api.script import parse_script
+    from sqlengine.api.script import parse_each
     from sqlengine.api.report import is_verbose, report
 
     from sqlengine.api.control import stop_requested
     log = log or log_path()
     session.default_dml_sync = True
-    statement = ""
+    statement, ok = "", True
     try:
-        for stmt in parse_script(text):
+        for stmt in parse_each(text):
             if stop_requested():  # SIGTERM / Ctrl-C: the running job stopped; run nothing more
                 break
-            statement = stmt.text
-            _echo_client_statement_set(stmt, out)
-            _print_result(session.execute_statement(stmt), out)
-    except Exception as exc:  # noqa: BLE001 - every failure is reported the same way
+            statement = stmt.text if not isinstance(stmt, Exception) else ""
+            try:
+                if isinstance(stmt, Exception):  # a statement Flink's parser rejects
+                    raise stmt
+                _echo_client_statement_set(stmt, out)
+                _print_result(session.execute_statement(stmt), out)
+            except Exception as exc:  # noqa: BLE001 - every failure is reported the same way
+                if not keep_going:
+                    raise
+                report(exc, log, is_verbose(session.conf), statement)
+                ok = False
+    except Exception as exc:  # noqa: BLE001
         report(exc, log, is_verbose(session.conf), statement)
         return False
-    return True
+    return ok
 
 
 def _echo_client_statement_set(stmt, out) -> None:
@@ -140,7 +153,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     if not scripts and sys.stdin.isatty():
         from shell.repl import run_shell
         return run_shell(conf, init, log)
-    if not scripts:
+    stdin = not scripts  # Flink's client reads it as its interactive session: an error does not end it
+    if stdin:
         scripts = [sys.stdin.read()]
     from sqlengine.api.control import arm_faults
     arm_faults()  # crash tests only: a no-op unless SQLENGINE_FAULT is set
@@ -153,7 +167,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         return 1
     if remote:  # the cluster runs the jobs: submitted, they outlive this client
         try:
-            return 0 if all(run_script(session, t, log=log) for t in texts) else 1
+            return 0 if _run_all(session, init, scripts, log, stdin) else 1
         finally:
             session.close()
     try:
@@ -162,11 +176,22 @@ def main(argv: Optional[list[str]] = None) -> int:
         print(f"[ERROR] Could not start the REST endpoint: {exc}", file=sys.stderr)
         return 1
     try:
-        ok = all(run_script(session, t, log=log) for t in texts)
+        ok = _run_all(session, init, scripts, log, stdin)
         return 0 if _wait_jobs(session, log) and ok else 1
     finally:
         if rest is not None:
             rest.stop()
+
+
+def _run_all(session, init: list[str], scripts: list[str], log: Path, stdin: bool) -> bool:
+    """The init script, then the scripts: ``-f`` / ``-e`` end at their first failure (exit
+    code 1); standard input goes on after one and, as Flink's client, ends with 0."""
+    if not all(run_script(session, t, log=log) for t in init):
+        return False
+    if stdin:
+        run_script(session, scripts[0], log=log, keep_going=True)
+        return True
+    return all(run_script(session, t, log=log) for t in scripts)
 
 
 def _wait_jobs(session, log: Path) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sqlengine.dialect import nodes as dn
-from sqlengine.dialect.script import Statement, is_complete, parse_script  # noqa: F401 - the API
+from sqlengine.dialect.script import Statement, is_complete, parse_each, parse_script  # noqa: F401 - the API
 
 
 def runs_query(stmt: Statement) -> bool:

@@ -236,13 +236,29 @@ def _parse_statement_set(stmt: StatementTokens) -> exp.Expression:
 def parse_script(text: str) -> list[Statement]:
     """Parse every statement of a script; raises ``SqlSyntaxError`` at the first bad one,
     with Flink's message (line and column as Flink's SQL Client counts them)."""
+    statements = []
+    for parsed in parse_each(text):
+        if isinstance(parsed, SqlSyntaxError):
+            raise parsed
+        statements.append(parsed)
+    return statements
+
+
+def parse_each(text: str) -> list[Statement | SqlSyntaxError]:
+    """Each statement of a script parsed on its own: the statement, or the ``SqlSyntaxError``
+    Flink's parser gives it (a client running statement by statement reports a bad one when
+    it gets there, after the ones before it ran)."""
     tokens = _script_tokens(text)
     ranges = _split(tokens)
     ends = _unit_ends(text, tokens, ranges)
-    statements = []
+    statements: list[Statement | SqlSyntaxError] = []
     for a, b in ranges:
         stmt = _statement_tokens(text, tokens, a, b, ends)
-        node = _parse_statement_set(stmt) if _is_statement_set(stmt.tokens) else _parse_chunk(stmt)
+        try:
+            node = _parse_statement_set(stmt) if _is_statement_set(stmt.tokens) else _parse_chunk(stmt)
+        except SqlSyntaxError as err:
+            statements.append(err)
+            continue
         span = Span(text, tokens[a].start, tokens[b - 1].end + 1)
         node.meta["span"] = span
         statements.append(Statement(node, span))

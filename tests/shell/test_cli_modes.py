@@ -31,6 +31,29 @@ def test_execute_stops_at_the_first_failing_statement():
     assert "^^^^" in res.stderr and "Traceback" not in res.stderr + res.stdout
 
 
+def test_standard_input_goes_on_after_a_failing_statement():
+    """Flink's client reads standard input as a session typed in: each failing statement
+    (a validation error, a syntax error) is reported, the next one runs, the exit code is 0."""
+    res = cli(stdin="SET 'execution.runtime-mode' = 'batch';\nSELECT 41 + 1 AS answer;\nSELECT nope;\n"
+                    "SELEC 1;\nSELECT 7 AS seven;\n")
+    assert res.returncode == 0, res.stderr
+    assert "|     42 |" in res.stdout and "| seven |" in res.stdout and "|     7 |" in res.stdout
+    assert res.stderr.count("[ERROR] Could not execute SQL statement. Reason:") == 2
+    assert "Column 'nope' not found in any table" in res.stderr and "Non-query expression" in res.stderr
+
+
+def test_a_script_file_stops_at_its_first_failing_statement(tmp_path):
+    """``-f`` runs statement by statement and ends at the first failure, a syntax error
+    included (the statements before it ran), with exit code 1."""
+    script = tmp_path / "s.sql"
+    script.write_text("SET 'execution.runtime-mode' = 'batch';\nSELECT 41 + 1 AS answer;\nSELEC 1;\n"
+                      "SELECT 7 AS seven;\n")
+    res = cli("-f", str(script))
+    assert res.returncode == 1
+    assert "|     42 |" in res.stdout and "seven" not in res.stdout
+    assert res.stderr.count("[ERROR] Could not execute SQL statement. Reason:") == 1
+
+
 def test_sql_from_standard_input(tmp_path):
     out = tmp_path / "out"
     script = f"""
