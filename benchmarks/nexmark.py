@@ -326,7 +326,9 @@ def compile_count_char(flink_python: str, tmp: Path) -> str:
 
 # -- the driver ---------------------------------------------------------------------------------
 def side_conf(side: str, tmp: Path, tag: str, args, jars: str) -> dict:
-    jfr = (f"-XX:StartFlightRecording=filename={Path(args.profile) / tag}.jfr,settings=profile,dumponexit=true"
+    # -Xshare:auto keeps sqlengine from dumping a class-data archive at the JVM's exit
+    # (runtime/classdata.py), which would switch the Flight Recorder off.
+    jfr = (f"-XX:StartFlightRecording=filename={Path(args.profile) / tag}.jfr,settings=profile -Xshare:auto"
            if args.profile else None)
     if side.startswith("sqlengine"):
         conf = {"parallelism.default": "2", "execution.checkpointing.dir": str(tmp / f"ck-{tag}"),

@@ -25,4 +25,46 @@ def window_prop(node: P.Node, idx: int) -> Optional[str]:
     if isinstance(node, P.Join):
         nl = len(node.left.schema)
         return window_prop(node.left, idx) if idx < nl else window_prop(node.right, idx - nl)
+    if isinstance(node, P.Aggregate) and idx < len(node.keys):
+        found = attached_window(node)
+        if found is not None and idx in found[:2]:
+            return WINDOW_PROPS[found[:2].index(idx)]
     return None
+
+
+def _window_of(node: P.Node, idx: int) -> Optional[tuple[str, P.WindowSpec]]:
+    """(property, window) when column ``idx`` of ``node`` is window_start or window_end of
+    a streaming window aggregation below (through projections, as Flink's window
+    properties metadata follows them)."""
+    if isinstance(node, P.WindowAggregate):
+        nk = len(node.keys)
+        if node.streaming and nk <= idx < nk + len(node.props):
+            return node.props[idx - nk], node.window
+        return None
+    if isinstance(node, P.Calc):
+        e = node.projections[idx]
+        return _window_of(node.input, e.index) if isinstance(e, P.ColRef) else None
+    if isinstance(node, P.Aggregate) and idx < len(node.keys):
+        found = attached_window(node)
+        if found is not None and idx in found[:2]:
+            return WINDOW_PROPS[found[:2].index(idx)], found[2]
+    return None
+
+
+def attached_window(node: P.Aggregate) -> Optional[tuple[int, int, P.WindowSpec]]:
+    """Flink's cascaded window aggregation: a GROUP BY (no grouping sets) whose keys hold
+    window_start and window_end of one window aggregation below is itself a window
+    aggregation over those windows (``WindowAttachedWindowingStrategy``): insert-only,
+    fired by the watermark. Returns the positions, among ``node.keys``, of the start and
+    the end key, and the window; None otherwise (a GROUP BY on window_end alone stays a
+    GroupAggregate, as in Flink)."""
+    if node.grouping_sets is not None:
+        return None
+    found: dict[str, tuple[int, P.WindowSpec]] = {}
+    for pos, k in enumerate(node.keys):
+        w = _window_of(node.input, k)
+        if w is not None and w[0] in ("window_start", "window_end") and w[0] not in found:
+            found[w[0]] = (pos, w[1])
+    if set(found) != {"window_start", "window_end"} or found["window_start"][1] != found["window_end"][1]:
+        return None
+    return found["window_start"][0], found["window_end"][0], found["window_start"][1]

@@ -251,8 +251,19 @@ class WindowSpec:
     gap_ms: Optional[int] = None
     offset_ms: int = 0
     partition_keys: tuple[int, ...] = ()
+    # Flink's window-attached windowing (a window aggregation over the output of another,
+    # grouped by its window_start and window_end): the input's (start, end) columns hold
+    # each row's window, already assigned; the other fields describe that window.
+    attached: Optional[tuple[int, int]] = None
 
     def describe(self, names: list[str]) -> str:
+        if self.attached is not None:
+            s, e = (names[i] for i in self.attached)
+            sizes = {"TUMBLE": f"size=[{_ms(self.size_ms)}]",
+                     "HOP": f"size=[{_ms(self.size_ms)}], slide=[{_ms(self.slide_ms)}]",
+                     "CUMULATE": f"max_size=[{_ms(self.size_ms)}], step=[{_ms(self.slide_ms)}]",
+                     "SESSION": f"gap=[{_ms(self.gap_ms)}]"}[self.kind]
+            return f"{self.kind}(win_start=[{s}], win_end=[{e}], {sizes})"
         t = names[self.time_col]
         if self.kind == "TUMBLE":
             return f"TUMBLE(time_col=[{t}], size=[{_ms(self.size_ms)}])"

@@ -6,9 +6,10 @@ from typing import Callable, Optional
 from sqlengine.plan import nodes as P
 from sqlengine.rules.calc_merge import calc_merge
 from sqlengine.rules.rank import rank, rank_prune
+from sqlengine.rules.window_cascade import window_cascade
 
 Rule = Callable[[P.Node], Optional[P.Node]]
-RULES: tuple[Rule, ...] = (calc_merge, rank, rank_prune)
+RULES: tuple[Rule, ...] = (calc_merge, rank, rank_prune, window_cascade)
 
 
 def optimize(node: P.Node, rules: tuple[Rule, ...] = RULES) -> P.Node:

@@ -58,6 +58,11 @@ def windows_containing(spec: P.WindowSpec, t: Column) -> Column:
 def assign_windows(spec: P.WindowSpec, df: DataFrame, width: int) -> DataFrame:
     """The rows of ``df`` (columns f0..f(width-1)) with their windows appended as
     window_start, window_end, window_time; HOP and CUMULATE give a row per window."""
+    cols = [fcol(i) for i in range(width)]
+    if spec.attached is not None:  # each row's window is given (a cascaded window aggregation)
+        start, end = (fcol(i) for i in spec.attached)
+        return df.select(*cols, start.alias(f"f{width}"), end.alias(f"f{width + 1}"),
+                         window_time(end).alias(f"f{width + 2}"))
     if spec.kind == "SESSION":
         raise UnsupportedError("SESSION window TVF is supported only in window aggregation")
     tcol = fcol(spec.time_col)
@@ -67,7 +72,6 @@ def assign_windows(spec: P.WindowSpec, df: DataFrame, width: int) -> DataFrame:
     else:  # HOP, CUMULATE: a row per window (CUMULATE's windows that end before it are NULL)
         df = df.withColumn("w", F.explode(windows_containing(spec, F.unix_millis(tcol))))
         df = df.where(F.col("w").isNotNull())
-    cols = [fcol(i) for i in range(width)]
     cols += [F.col("w.start").alias(f"f{width}"), F.col("w.end").alias(f"f{width + 1}"),
              window_time(F.col("w.end")).alias(f"f{width + 2}")]
     return df.select(*cols)

@@ -207,6 +207,11 @@ def window_top1_hop():
 
 
 @case
+def window_group_by_window_bounds():
+    write("window_group_by_window_bounds", "bid.jsonl", bids(random.Random(112), 110, gap=25))
+
+
+@case
 def window_dedup_first_ltz():
     r = random.Random(112)
     rows = []

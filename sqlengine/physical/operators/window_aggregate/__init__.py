@@ -32,7 +32,7 @@ class WindowAggregate(Operator):
         """Streaming: by the keys (a window's state lives with its key, as in Flink). Batch:
         by the keys and the window, so that windows spread over the tasks."""
         spec = node.window
-        if spec.kind == "SESSION":  # sessions are found per key, then aggregated in place
+        if spec.kind == "SESSION" and spec.attached is None:  # sessions are found per key, then aggregated
             return [hash_edge(node.input, spec.partition_keys or node.keys)]
         return [hash_edge(node.input, node.keys, () if streaming else ("window_start", "window_end"))]
 

@@ -13,7 +13,7 @@ from sqlengine.runtime.context import BatchContext
 
 def batch_window_aggregate(ctx: BatchContext, node: P.WindowAggregate, df: DataFrame) -> DataFrame:
     spec = node.window
-    if spec.kind == "SESSION":
+    if spec.kind == "SESSION" and spec.attached is None:
         return aggregate(ctx, node, sessionize(node, df), F.col("__ws"), F.col("__we"))
     width = len(node.input.schema)
     assigned = assign_windows(spec, df, width)

@@ -53,7 +53,7 @@ def epoch_window_aggregate(ctx: EpochContext, node: P.WindowAggregate, child: Lo
     spec = node.window
     if (node.input.schema[spec.time_col].type.time_attr or "").upper() == "PROCTIME":
         ctx = ProcessingClock(ctx)
-    if spec.kind == "SESSION":
+    if spec.kind == "SESSION" and spec.attached is None:
         return _session(ctx, node, child)
     mergeable = all(a.name in MERGE and not a.distinct and a.function is None for a in node.aggs)
     if mergeable and slice_ms(spec):
@@ -89,7 +89,10 @@ def _merged(node: P.WindowAggregate, partials: DataFrame, ws, we) -> DataFrame:
 def slice_ms(spec: P.WindowSpec):
     """Flink's slicing: a window is a union of slices of this width (TUMBLE: its size,
     HOP: its slide, CUMULATE: its step), so a row is aggregated into one slice, not
-    into each of its windows; None where the size is not a multiple of it."""
+    into each of its windows; None where the size is not a multiple of it, or where
+    each row's window is given (``attached``)."""
+    if spec.attached is not None:
+        return None
     if spec.kind == "TUMBLE":
         return spec.size_ms
     if spec.kind in ("HOP", "CUMULATE") and spec.slide_ms and spec.size_ms % spec.slide_ms == 0:
