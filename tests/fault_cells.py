@@ -34,7 +34,7 @@ TESTS = frozenset({
 
 @dataclass(frozen=True)
 class Cell:
-    kind: str  # kill | restart (in process) | leader kill | worker kill | outage | ...
+    kind: str  # kill | restart (in process) | leader kill | cluster kill | worker kill | outage
     point: str  # where it failed (fault points, with the arrivals let pass first)
     pipeline: str
     expected: int  # records the test computed from the input

@@ -222,7 +222,7 @@ def test_a_restarted_cluster_resumes_the_jobs_it_had(kafka_bootstrap, tmp_path, 
         _until(lambda: _states(third.port), lambda s: s.get(job_id) == "FINISHED", timeout=300)
         expected = matrix.PIPELINES[matrix.WINDOW][1]
         got = read()
-        fault_cells.report(request.node, "cluster stop", "the only JobManager stopped, then its successor SIGKILL",
+        fault_cells.report(request.node, "cluster kill", "the only JobManager stopped, then its successor SIGKILL",
                            matrix.WINDOW, expected, got)
         assert got == expected
     finally:
