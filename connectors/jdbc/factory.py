@@ -5,6 +5,8 @@ Source: a bounded scan of ``table-name`` (reader.py), in parallel ranges with
 (``FOR SYSTEM_TIME AS OF o.proc_time``), which reads the rows of each epoch's keys when
 the epoch runs.
 
+DELETE FROM / UPDATE / TRUNCATE TABLE (batch mode): one PostgreSQL statement (modify.py).
+
 Sink: append (no PRIMARY KEY) or upsert on the PRIMARY KEY (updating queries: inserts and
 updates become ``INSERT ... ON CONFLICT DO UPDATE``, deletes ``DELETE``; the ``-U`` half
 of an update is dropped, and an epoch's changes are folded to the last per key), written
@@ -24,6 +26,7 @@ from pyspark.sql import functions as F
 from connectors.base import (EOI, OP, PHASE_DATA, PHASE_EOI_PLANNED, ConnectorFactory, EndOfInput, Options,
                              ScanContext, ScanResult, Sink, SinkContext, TransactionalSink, fold_upserts,
                              is_deletion, progress_offset, register)
+from connectors.abilities import SupportsRowLevelModify, SupportsTruncate
 from connectors.formats import json as J
 from connectors.formats.common import format_time
 from connectors.jdbc import options as JO
@@ -86,7 +89,7 @@ def _json_columns(columns: list[tuple[str, DataType]]) -> list[tuple[Column, Dat
     return out
 
 
-class JdbcFactory(ConnectorFactory):
+class JdbcFactory(ConnectorFactory, SupportsRowLevelModify, SupportsTruncate):
     identifier = "jdbc"
     accepts_updates = True  # upsert on the primary key; checked against the DDL at sink()
     lookup_source = True
@@ -123,6 +126,19 @@ class JdbcFactory(ConnectorFactory):
 
     def validate_sink_options(self, options: dict[str, str]) -> None:
         JO.parse(Options(self.identifier, options), "")
+
+    # -- DELETE / UPDATE / TRUNCATE (batch statements), done by PostgreSQL (modify.py) ------
+    def delete_rows(self, options, fields, condition) -> int:
+        from connectors.jdbc.modify import delete_rows
+        return delete_rows(options, fields, condition)
+
+    def update_rows(self, options, fields, assignments, condition) -> int:
+        from connectors.jdbc.modify import update_rows
+        return update_rows(options, fields, assignments, condition)
+
+    def truncate(self, options) -> None:
+        from connectors.jdbc.modify import truncate
+        truncate(options)
 
 
 class _EndOfData:

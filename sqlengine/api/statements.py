@@ -8,7 +8,7 @@ from catalog.objects import CatalogFunction, CatalogView, Column, TableSchema
 from sqlengine.binder.ddl import options_of, table_from_create
 from sqlengine.dialect import nodes as dn
 from sqlengine.dialect.script import Statement, generate
-from sqlengine.api import alter, client
+from sqlengine.api import alter, client, modify
 from sqlengine.api.result import TableResult
 from sqlengine.api.state import SessionState
 from sqlengine.errors import UnsupportedError, ValidationError
@@ -36,6 +36,11 @@ def dispatch(session: SessionState, stmt: Statement, live: bool = False) -> Tabl
     if handler is _select:
         return _select(session, stmt.node, stmt, live)
     return handler(session, stmt.node, stmt)
+
+
+handles(exp.Delete)(modify.delete)
+handles(exp.Update)(modify.update)
+handles(exp.TruncateTable)(modify.truncate)
 
 
 @handles(exp.Set)

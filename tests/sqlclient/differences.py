@@ -13,8 +13,6 @@ FOLDED = ("DESIGN.md: an epoch folds the changes to one key (Flink's mini-batch)
           "its final rows, Flink every intermediate -U/+U")
 NO_CLUSTER = ("Flink's embedded client with the local executor has no cluster to ask about jobs; sqlengine's "
               "session holds its jobs")
-ROW_LEVEL = ("DELETE / UPDATE / TRUNCATE: not supported yet (Flink checks the connector's abilities; "
-             "blackhole has none)")
 
 DIFFERENCES: dict[str, str] = {
     "01_catalogs:33": ALTER_CATALOG_BUG,
@@ -46,9 +44,4 @@ DIFFERENCES: dict[str, str] = {
     "16_jars_misc:6": "SHOW PROCEDURES is not supported yet (Flink: its in-memory catalog has none to list)",
     "16_jars_misc:11": NO_CLUSTER,
     "16_jars_misc:12": NO_CLUSTER,
-    "17_insert_dml:10": ROW_LEVEL,
-    "17_insert_dml:11": ROW_LEVEL,
-    "17_insert_dml:12": ROW_LEVEL,
-    "17_insert_dml:13": ROW_LEVEL,
-    "17_insert_dml:15": ROW_LEVEL,
 }
