@@ -504,6 +504,8 @@ class QueryBinder:
             sink_cols = _target_columns(sink_cols, columns, node.this, self.source)
         if _DEPTH.get() == 0:
             check_sources(query)
+        if node.args.get("overwrite"):
+            check_overwrite(str(path), table.options_dict(), self.span(node))
         return self.sink(str(path), table, sink_cols, query, node)
 
     def sink(self, name: str, table, sink_cols, query: P.Node, node) -> P.Sink:
@@ -597,6 +599,20 @@ def check_sources(plan: P.Node) -> None:
         if type(factory).scan is ConnectorFactory.scan:
             raise ValidationError(f"Connector '{factory.identifier}' can only be used as a sink. "
                                   "It cannot be used as a source.")
+
+
+def check_overwrite(name: str, options: dict[str, str], span: Optional[Span]) -> None:
+    """INSERT OVERWRITE needs a sink that replaces what the table holds (Flink's SupportsOverwrite)."""
+    from connectors.abilities import SupportsOverwrite
+    from connectors.base import factory_for
+    from sqlengine.errors import ConnectorError
+    try:
+        factory = factory_for(options.get("connector") or None, name)
+    except ConnectorError:
+        return
+    if not isinstance(factory, SupportsOverwrite):
+        raise ValidationError(f"INSERT OVERWRITE requires that the underlying DynamicTableSink of table '{name}' "
+                              "implements the SupportsOverwrite interface.", span)
 
 
 def _with_time_attr(e: P.Expr, kind: str) -> P.Expr:
