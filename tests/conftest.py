@@ -99,9 +99,15 @@ _PASSED: set = set()
 _FAILED: set = set()
 
 
+_FILE_SECONDS: dict = {}
+
+
 def pytest_runtest_logreport(report):
-    """Collect the cells (under pytest-xdist: on the controller, from its workers' reports)."""
+    """Collect the cells (under pytest-xdist: on the controller, from its workers' reports),
+    and each test file's time (setup, call and teardown) for the summary's slowest files."""
     from tests import fault_cells
+    path = report.nodeid.split("::")[0]
+    _FILE_SECONDS[path] = _FILE_SECONDS.get(path, 0.0) + (report.duration or 0.0)
     test = fault_cells.function_of(report.nodeid)
     if test not in fault_cells.TESTS:
         return
@@ -132,7 +138,14 @@ def pytest_sessionfinish(session, exitstatus):
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     from tests import fault_cells
-    if hasattr(config, "workerinput") or not _CELLS:
+    if hasattr(config, "workerinput"):
+        return
+    if _FILE_SECONDS:  # what LONGEST_FIRST (above) and the CI budget are kept by
+        slowest = sorted(_FILE_SECONDS.items(), key=lambda kv: -kv[1])[:30]
+        terminalreporter.write_sep("=", f"slowest test files (all: {sum(_FILE_SECONDS.values()):.0f} s)")
+        for path, seconds in slowest:
+            terminalreporter.write_line(f"{seconds:8.1f} s  {path}")
+    if not _CELLS:
         return
     terminalreporter.write_sep("=", "fault matrix")
     terminalreporter.write_line(fault_cells.table(_CELLS))
