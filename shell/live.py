@@ -32,7 +32,7 @@ def show_live(result: TableResult, mode: str, out: TextIO, max_rows: int = 1_000
 class LiveView:
     def __init__(self, result: TableResult, changelog: bool, max_rows: int):
         self.result = result
-        self.table = Materialized(result.header, result.types, changelog, max_rows)
+        self.table = Materialized(result.header, result.types, changelog, max_rows, result.time_zone)
         self.status = "running"
         self.started = time.monotonic()
 

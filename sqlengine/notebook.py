@@ -220,7 +220,6 @@ def table_html(header: list[str], rows: list[list[Optional[str]]], null: str, no
 
 def rows_view(result: Any, limit: int) -> Rendered:
     """A finished ROWS result: HTML table (at most ``limit`` rows) and Flink's tableau."""
-    from sqlengine.api.result import _cell
     from sqlengine.api.result import NULL_VALUE, render_show_result, render_tableau
 
     rows = result.rows
@@ -228,7 +227,7 @@ def rows_view(result: Any, limit: int) -> Rendered:
         return Rendered('<p class="sqlengine-status">Empty set</p>', "Empty set")
     types = result.types or [None] * len(result.header)
     shown = rows[:limit]
-    cells = [[_cell(v, t) for v, t in zip(r, types)] for r in shown]
+    cells = [result.cells(r, types) for r in shown]
     total = f"{len(rows)} {'rows' if len(rows) > 1 else 'row'} in set"
     note = total if len(rows) <= limit else f"{total} (the first {limit} shown; -o NAME gets them all)"
     html_text = table_html(result.header, cells, "" if result.show else NULL_VALUE, note)
@@ -408,7 +407,7 @@ class SqlMagic(Magics):
         """A streaming SELECT's live table; False if the user interrupted it."""
         try:
             live = LiveTable(result.header, result.types, result_mode(session.conf) != "table",
-                             max_table_rows(session.conf))
+                             max_table_rows(session.conf), result.time_zone)
             # A terminal's IPython prints every update anew: there, only the end is shown.
             progress = type(self.shell.display_pub) is not DisplayPublisher
             show = display(live.view("Starting", self.display_limit), display_id=True).update if progress \

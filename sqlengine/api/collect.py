@@ -21,10 +21,12 @@ def collect(session, planned: Planned, live: bool = False) -> TableResult:
         # a streaming result: insertions with the op column.
         result.inserts = runner.streaming
         result.max_column_width = max_column_width(session.conf)
+        result.time_zone = session.conf.get("table.local-time-zone", "UTC")
         return result
     stream = start_stream(runner, planned.dag)
     result = TableResult("ROWS", ["op", *names], changelog=True, types=[None, *types], stream=stream)
     result.max_column_width = max_column_width(session.conf)
+    result.time_zone = session.conf.get("table.local-time-zone", "UTC")
     if stream.bounded and not live:
         result.rows  # noqa: B018 - waits for the end; a failure is raised here, as before streams
     return result

@@ -10,6 +10,7 @@
 """
 from __future__ import annotations
 
+import datetime as dt
 import sys
 from concurrent.futures import Future
 from typing import Any, Iterator, Optional, TextIO
@@ -116,8 +117,9 @@ class Materialized:
     retraction costs no scan."""
 
     def __init__(self, header: list[str], types: Optional[list[Any]], changelog: bool,
-                 max_rows: int = 1_000_000) -> None:
+                 max_rows: int = 1_000_000, time_zone: str = "UTC") -> None:
         self.changelog, self.max_rows = changelog, max_rows
+        self.zone = zone_of(time_zone)
         self.header = header if changelog else header[1:]
         self.types = types[1:] if types else [None] * (len(header) - 1)
         self._rows: dict[int, tuple[list, list]] = {}  # seq -> (values, cells), in display order
@@ -128,7 +130,7 @@ class Materialized:
     def apply(self, changes: list[list]) -> None:
         for change in changes:
             self.received += 1
-            cells = [_cell(v, t) for v, t in zip(change[1:], self.types)]
+            cells = [_cell(v, t, self.zone) for v, t in zip(change[1:], self.types)]
             if self.changelog:
                 self._append([change[0], *change[1:]], [change[0], *cells])
             elif change[0] in ("+I", "+U"):
@@ -182,6 +184,12 @@ class TableResult:
         self.span = None  # the statement's place in its script (errors raised later point there)
         self.inserts = False  # a streaming SELECT computed at once: printed as +I changes
         self.max_column_width = 30  # Flink's table.display.max-column-width
+        self.time_zone = "UTC"  # table.local-time-zone: TIMESTAMP_LTZ cells are shown in it
+
+    def cells(self, row: list[Any], types: list[Any]) -> list[Optional[str]]:
+        """One row's values as Flink prints them (TIMESTAMP_LTZ in the session time zone)."""
+        zone = zone_of(self.time_zone)
+        return [_cell(v, t, zone) for v, t in zip(row, types)]
 
     def printed(self) -> "TableResult":
         """What ``render`` shows: ``inserts`` rows as a changelog of insertions."""
@@ -189,7 +197,7 @@ class TableResult:
             return self
         shown = TableResult("ROWS", ["op", *self.header], [["+I", *r] for r in self.rows], changelog=True,
                             types=[None, *(self.types or [None] * len(self.header))])
-        shown.max_column_width = self.max_column_width
+        shown.max_column_width, shown.time_zone = self.max_column_width, self.time_zone
         return shown
 
     def __repr__(self) -> str:
@@ -279,7 +287,7 @@ class TableResult:
             return self._render_changes(types[1:])
         if not self.rows:
             return "Empty set"
-        cells = [[_cell(v, t) for v, t in zip(r, types)] for r in self.rows]
+        cells = [self.cells(r, types) for r in self.rows]
         if self.show:
             return render_show_result(self.header, cells)
         body = render_tableau(self.header, cells, max_column_width=self.max_column_width)
@@ -294,7 +302,7 @@ class TableResult:
         names = self.header[1:]
         widths = column_widths_by_type(names, types, max_column_width=self.max_column_width)
         lines = [changelog_header(names, widths)]
-        lines += [tableau_row([r[0]] + [_cell(v, t) for v, t in zip(r[1:], types)], widths) for r in self.rows]
+        lines += [tableau_row([r[0]] + self.cells(r[1:], types), widths) for r in self.rows]
         lines.append(changelog_footer(len(self.rows), widths))
         return "\n".join(lines)
 
@@ -320,7 +328,7 @@ class TableResult:
         try:
             for rows in self.batches():
                 for r in rows:
-                    print(tableau_row([r[0]] + [_cell(v, t) for v, t in zip(r[1:], types)], widths), file=out)
+                    print(tableau_row([r[0]] + self.cells(r[1:], types), widths), file=out)
                 count += len(rows)
                 out.flush()
         except KeyboardInterrupt:
@@ -331,10 +339,11 @@ class TableResult:
         print(changelog_footer(count, widths), file=out)
 
 
-def _cell(v: Any, t: Any = None) -> Optional[str]:
+def _cell(v: Any, t: Any = None, zone: Optional[dt.tzinfo] = None) -> Optional[str]:
     """A value as Flink's tableau prints it; ``t`` (its Flink type, if known) sets the
-    fraction digits of TIMESTAMP/TIME values and types nested values."""
-    import datetime as dt
+    fraction digits of TIMESTAMP/TIME values and types nested values. A TIMESTAMP_LTZ
+    value is an instant (a naive UTC datetime, as Spark collects it, its session zone
+    pinned to UTC): Flink prints it in ``table.local-time-zone``, ``zone`` here."""
     if v is None:
         return None
     root = getattr(t, "root", None)
@@ -343,6 +352,8 @@ def _cell(v: Any, t: Any = None) -> Optional[str]:
     if isinstance(v, (bytes, bytearray)):  # BINARY/VARBINARY: Flink prints x'<hex>'
         return f"x'{bytes(v).hex()}'"
     if isinstance(v, dt.datetime):
+        if root == "TIMESTAMP_LTZ" and zone is not None:
+            v = v.replace(tzinfo=dt.timezone.utc).astimezone(zone).replace(tzinfo=None)
         digits = t.precision if root in ("TIMESTAMP", "TIMESTAMP_LTZ") and t.precision is not None else 3
         return v.strftime("%Y-%m-%d %H:%M:%S") + _fraction(v.microsecond, digits)
     if root == "TIME" and isinstance(v, int):  # milliseconds of the day
@@ -361,14 +372,34 @@ def _cell(v: Any, t: Any = None) -> Optional[str]:
         return java_double(v)
     if isinstance(v, (list, tuple)) and not hasattr(v, "__fields__"):
         element = getattr(t, "element", None)
-        return "[" + ", ".join(_cell(x, element) or "NULL" for x in v) + "]"
+        return "[" + ", ".join(_cell(x, element, zone) or "NULL" for x in v) + "]"
     if isinstance(v, tuple):  # a ROW (pyspark Row)
         fields = [f.type for f in getattr(t, "fields", ())] or [None] * len(v)
-        return "(" + ", ".join(_cell(x, ft) or "NULL" for x, ft in zip(v, fields)) + ")"
+        return "(" + ", ".join(_cell(x, ft, zone) or "NULL" for x, ft in zip(v, fields)) + ")"
     if isinstance(v, dict):
         key, value = getattr(t, "key", None), getattr(t, "value", None)
-        return "{" + ", ".join(f"{_cell(k, key)}={_cell(x, value) or 'NULL'}" for k, x in v.items()) + "}"
+        return "{" + ", ".join(f"{_cell(k, key, zone)}={_cell(x, value, zone) or 'NULL'}" for k, x in v.items()) + "}"
     return str(v)
+
+
+def zone_of(name: Optional[str]) -> Optional[dt.tzinfo]:
+    """``table.local-time-zone`` as a tzinfo: a region (``Europe/Berlin``) or an offset
+    (``+08:00``, ``GMT+8``, ``UTC-03:30``), as Flink accepts them; None for UTC (or a
+    name it cannot read: the instant is then printed in UTC)."""
+    import re
+    import zoneinfo
+    name = (name or "UTC").strip()
+    match = re.fullmatch(r"(?:GMT|UTC|UT)?([+-])(\d{1,2})(?::?(\d{2}))?", name, re.IGNORECASE)
+    if match:
+        sign = -1 if match.group(1) == "-" else 1
+        offset = dt.timedelta(hours=int(match.group(2)), minutes=int(match.group(3) or 0))
+        return dt.timezone(sign * offset) if offset else None
+    if name.upper() in ("UTC", "Z", "GMT", "UT", "ETC/UTC"):
+        return None
+    try:
+        return zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return None
 
 
 def _fraction(micros: int, digits: int) -> str:

@@ -40,7 +40,7 @@ from starlette.routing import Route
 from sqlengine.api.control import duration_ms
 from sqlengine.api.report import describe
 from sqlengine.api.secrets import MASK, is_secret_key, mask_conf, mask_sql
-from sqlengine.api.result import TableResult, _cell
+from sqlengine.api.result import TableResult
 from sqlengine.api.session import Session
 from sqlengine.api.script import parse_script, runs_query
 from sqlengine.version import __version__
@@ -301,7 +301,7 @@ class Operation:
             if len(fields) == 2 and r.header == ["key", "value"] and fields[0] and is_secret_key(fields[0]):
                 fields[1] = MASK
         else:
-            fields = [_cell(v, t) for v, t in zip(row, types)]
+            fields = r.cells(row, types)
         return {"kind": kind, "fields": fields}
 
 

@@ -32,8 +32,6 @@ DIFFERENCES: dict[str, str] = {
     "07_functions:23": JAVA_FUNCTION,
     "07_functions:27": JAVA_FUNCTION_AFTER + "07_functions:3)",
     "07_functions:29": JAVA_FUNCTION_AFTER + "07_functions:4)",
-    "09_set_reset:2": ("a TIMESTAMP_LTZ cell prints in UTC, not in table.local-time-zone (the CAST is right: "
-                       "CAST(... AS STRING) gives Berlin's wall clock); api/result.py's _cell has no session zone"),
     "11_select_tableau:2": FOLDED,
     "11_select_tableau:3": FOLDED,
     "11_select_tableau:8": FOLDED,
