@@ -13,7 +13,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import ClassVar, Mapping, Optional
 
-from sqlengine.errors import CatalogError
+from sqlengine.errors import CatalogError, UnsupportedError
 
 from catalog.objects import (
     CatalogBaseTable,
@@ -32,6 +32,9 @@ class Catalog(ABC):
     """A named store of databases, tables, views and functions."""
 
     catalog_type: ClassVar[str] = "?"  # the 'type' option of CREATE CATALOG
+    # The class Flink's messages name for this catalog (Flink's Catalog interface prints
+    # ``getClass()``): Flink's own for a catalog type Flink has, else this Python class.
+    implementation: ClassVar[str] = ""
 
     def __init__(self, name: str, default_database: str = "default_database"):
         if not name:
@@ -187,6 +190,13 @@ class Catalog(ABC):
                 f"Table (or view) {self.path(db, new_name).quoted()} already exists.",
                 hint=f"cannot rename {self.path(db, name).quoted()} onto an existing object")
         self._store_delete(db, TABLES, name)
+
+    # -- procedures ---------------------------------------------------------------------
+    def list_procedures(self, db: str) -> list[str]:
+        """SHOW PROCEDURES: sqlengine has no stored procedures, so no catalog lists any;
+        Flink's in-memory catalog fails the same way (its Catalog interface's default)."""
+        implementation = self.implementation or f"{type(self).__module__}.{type(self).__qualname__}"
+        raise UnsupportedError(f"listProcedures is not implemented for class {implementation}.")
 
     # -- functions ----------------------------------------------------------------------
     def list_functions(self, db: str) -> list[str]:

@@ -12,6 +12,7 @@ class InMemoryCatalog(Catalog):
     """Dictionaries behind a lock; the default database exists from the start (as in Flink)."""
 
     catalog_type = "generic_in_memory"
+    implementation = "org.apache.flink.table.catalog.GenericInMemoryCatalog"
 
     def __init__(self, name: str, default_database: str = "default_database"):
         super().__init__(name, default_database)

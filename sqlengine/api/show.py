@@ -68,6 +68,8 @@ def show(session: SessionState, node: dn.FlinkShow, stmt) -> TableResult:
         return show_modules(session, kind == "FULL MODULES")
     if kind == "PARTITIONS":
         return _partitions(session, node, stmt)
+    if kind == "PROCEDURES":
+        return _procedures(session, node)
     if kind == "JARS":
         return TableResult("ROWS", ["jars"], [], show=True)
     if kind in ("CREATE TABLE", "CREATE VIEW"):
@@ -110,6 +112,20 @@ def _jobs(session: SessionState) -> TableResult:
         rows.append([job.job_id, job.name, job_status(job), start] + ([job.restarts] if restarted else []))
     header = ["job id", "job name", "status", "start time"] + (["restarts"] if restarted else [])
     return TableResult("ROWS", header, rows, show=True)
+
+
+def _procedures(session: SessionState, node: dn.FlinkShow) -> TableResult:
+    """``SHOW PROCEDURES [FROM|IN [catalog.]database] [[NOT] LIKE|ILIKE p]``: the catalog's
+    procedures (its own error when it has no notion of them, as Flink's in-memory catalog)."""
+    cm = session.catalogs
+    target = node.args.get("target")
+    parts = [p.name for p in target.parts] if target is not None else []
+    catalog = parts[0] if len(parts) == 2 else cm.current_catalog
+    database = parts[-1] if parts else cm.current_database
+    if catalog not in cm.list_catalogs():
+        raise ValidationError(f"Catalog {catalog} does not exist")
+    names = _like(sorted(cm.get_catalog(catalog).list_procedures(database)), node)
+    return TableResult("ROWS", ["procedure name"], [[n] for n in names], show=True)
 
 
 def _all_functions(cm, catalog: str, database: str) -> list[str]:

@@ -38,7 +38,6 @@ DIFFERENCES: dict[str, str] = {
     "11_select_tableau:9": FOLDED,
     "11_select_tableau:19": FOLDED,
     "16_jars_misc:5": NO_CLUSTER,
-    "16_jars_misc:6": "SHOW PROCEDURES is not supported yet (Flink: its in-memory catalog has none to list)",
     "16_jars_misc:11": NO_CLUSTER,
     "16_jars_misc:12": NO_CLUSTER,
 }

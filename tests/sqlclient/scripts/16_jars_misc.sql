@@ -11,3 +11,6 @@ CREATE TABLE p (a INT, dt STRING) PARTITIONED BY (dt) WITH ('connector' = 'black
 SHOW PARTITIONS p;
 DESCRIBE JOB 'abc';
 STOP JOB 'abc';
+SHOW PROCEDURES IN default_catalog.default_database;
+SHOW PROCEDURES FROM nope LIKE 'a%';
+SHOW PROCEDURES IN nocat.db;
