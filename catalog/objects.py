@@ -192,13 +192,15 @@ class CatalogTable:
 
 @dataclass(frozen=True)
 class CatalogView:
-    """A view: its SELECT text as written, and the schema the binder derived for it."""
+    """A view: its SELECT text as written, the schema the binder derived for it, and (as
+    Flink keeps both) the expanded query SHOW CREATE VIEW prints (sqlengine/binder/expand.py)."""
 
     kind: ClassVar[str] = "VIEW"
 
     query_sql: str
     schema: TableSchema
     comment: Optional[str] = None
+    expanded_sql: Optional[str] = None
 
 
 CatalogBaseTable = Union[CatalogTable, CatalogView]

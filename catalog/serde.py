@@ -160,13 +160,15 @@ def _table_from_json(d: Json) -> CatalogTable:
 
 
 def _view_to_json(v: CatalogView) -> tuple[str, Json]:
-    return "VIEW", {"query_sql": v.query_sql, "schema": schema_to_json(v.schema),
-                    "comment": v.comment}
+    d = {"query_sql": v.query_sql, "schema": schema_to_json(v.schema), "comment": v.comment}
+    if v.expanded_sql is not None:
+        d["expanded_sql"] = v.expanded_sql
+    return "VIEW", d
 
 
 def _view_from_json(d: Json) -> CatalogView:
-    _expect_keys(d, "view", {"query_sql", "schema", "comment"}, set())
-    return CatalogView(d["query_sql"], schema_from_json(d["schema"]), d["comment"])
+    _expect_keys(d, "view", {"query_sql", "schema", "comment"}, {"expanded_sql"})
+    return CatalogView(d["query_sql"], schema_from_json(d["schema"]), d["comment"], d.get("expanded_sql"))
 
 
 def _function_to_json(f: CatalogFunction) -> tuple[str, Json]:

@@ -132,7 +132,7 @@ def show_create_view(path: ObjectPath, view: CatalogView, is_temporary: bool = F
     text = _create_prefix("VIEW", path, is_temporary) + cols + "\n)\n"
     if view.comment:
         text += f"COMMENT '{_escape_quotes(view.comment)}'\n"
-    return text + f"AS {view.query_sql}\n"
+    return text + f"AS {view.expanded_sql or view.query_sql}\n"
 
 
 def _create_prefix(kind: str, path: ObjectPath, is_temporary: bool) -> str:

@@ -200,9 +200,11 @@ def alter_view(session: SessionState, node: dn.AlterView, stmt) -> TableResult:
         return TableResult("OK", text=OK)
     from sqlengine.dialect.script import generate
     query = node.args["expression"]
-    plan = session.binder(stmt.span.source).bind_query(query)
+    from sqlengine.api.statements import view_binder, view_expansion
+    plan = view_binder(session, stmt.span.source).bind_query(query)
     schema = TableSchema(tuple(Column(n, f.type.with_time_attr(None)) for n, f in zip(plan.names(), plan.schema)))
-    session.catalogs.alter_table(path, CatalogView(generate(query), schema, view.comment))
+    session.catalogs.alter_table(path, CatalogView(generate(query), schema, view.comment,
+                                                   view_expansion(session, query)))
     return TableResult("OK", text=OK)
 
 

@@ -113,7 +113,7 @@ def _create(session: SessionState, node: exp.Create, stmt) -> TableResult:
     if kind == "VIEW":
         table_expr = node.this.this if isinstance(node.this, exp.Schema) else node.this
         path = session.catalogs.qualify([p.name for p in table_expr.parts])
-        plan = session.binder(stmt.span.source).bind_query(node.expression)
+        plan = view_binder(session, stmt.span.source).bind_query(node.expression)
         names = [c.name for c in node.this.expressions] if isinstance(node.this, exp.Schema) else plan.names()
         if len(names) != len(plan.schema):
             raise ValidationError(f"VIEW definition and input fields not match:\n\tDef fields: [{', '.join(names)}]."
@@ -122,7 +122,9 @@ def _create(session: SessionState, node: exp.Create, stmt) -> TableResult:
         query_sql = generate(node.expression)
         if isinstance(node.this, exp.Schema):
             query_sql = f"SELECT * FROM ({query_sql}) AS v({', '.join('`' + n + '`' for n in names)})"
-        view = CatalogView(query_sql, schema)
+        comment = (node.args.get("properties") or exp.Properties()).find(exp.SchemaCommentProperty)
+        view = CatalogView(query_sql, schema, comment.name if comment is not None else None,
+                           view_expansion(session, node.expression))
         if temporary:
             session.catalogs.create_temporary_view(path, view, exists)
         else:
@@ -136,6 +138,27 @@ def _create(session: SessionState, node: exp.Create, stmt) -> TableResult:
             session.catalogs.create_database(parts[-1], exists)
         return TableResult("OK", text="[INFO] Execute statement succeeded.")
     raise UnsupportedError(f"CREATE {kind} is not supported", stmt.span)
+
+
+def view_binder(session: SessionState, source: str):
+    """The binder that validates a view's query: Flink validates it without planning it, so
+    what only a streaming plan refuses (ORDER BY a column that is no time attribute) is
+    refused when the view is queried, not when it is created."""
+    from sqlengine.binder.query import QueryBinder
+    return QueryBinder(session.catalogs, source, False, conf=dict(session.conf))
+
+
+def view_expansion(session: SessionState, query: exp.Expression):
+    """The view's expanded query (sqlengine/binder/expand.py), computed once the query bound;
+    None (SHOW CREATE VIEW then prints the query as written) for a query the expansion
+    cannot qualify, logged."""
+    from sqlengine.binder.expand import expanded_query
+    try:
+        return expanded_query(query, session.catalogs)
+    except Exception:  # noqa: BLE001 - the view is valid (it bound); only its printed form is lost
+        import logging
+        logging.getLogger(__name__).warning("no expanded query for view: %s", generate(query), exc_info=True)
+        return None
 
 
 def _accepts_catalog(fn) -> bool:

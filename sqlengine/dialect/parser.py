@@ -73,7 +73,18 @@ def _is_map_keyword(node: Optional[exp.Expression]) -> bool:
         isinstance(node.this, exp.Identifier) and not node.this.quoted and node.name.upper() == "MAP"
 
 
+POSTFIX_NOT = "postfix_not"
+
+
 class FlinkParser(StrictParser, StrictExpressionParser, DdlParser, CommandParser, Parser):
+    def _negate_range(self, this=None):
+        """``x NOT IN (...)`` / ``x NOT BETWEEN ...``: sqlglot's ``Not`` as for ``NOT x IN``,
+        marked so that a view's expanded query prints it as written (dialect/calcite.py)."""
+        negated = super()._negate_range(this)
+        if isinstance(negated, exp.Not):
+            negated.meta[POSTFIX_NOT] = True
+        return negated
+
     STATEMENT_PARSERS = {
         **{token: Parser.STATEMENT_PARSERS[token] for token in _BASE_STATEMENTS},
         **parse_commands.STATEMENTS,

@@ -22,8 +22,6 @@ DIFFERENCES: dict[str, str] = {
                         "fails validating it; sqlengine's parser stops at db2"),
     "02_databases:18": ("Calcite's grammar reads DESCRIBE DATABASE EXTENDED db3 as a column of a table; "
                         "sqlengine's parser stops at EXTENDED"),
-    "06_views:13": "SHOW CREATE VIEW: Flink prints the expanded query (qualified, backquoted columns)",
-    "06_views:14": "SHOW CREATE VIEW: Flink prints the expanded query (qualified, backquoted columns)",
     "07_functions:3": JAVA_FUNCTION,
     "07_functions:4": JAVA_FUNCTION,
     "07_functions:5": JAVA_FUNCTION_AFTER + "07_functions:3/4)",
