@@ -112,6 +112,8 @@ def get_spark(conf: Optional[dict[str, str]] = None):
     for key, value in merged.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
+    from sqlengine.runtime import py4j_cache
+    py4j_cache.install()  # every epoch builds its plans anew: fewer JVM round trips for that
     _quiet_accumulator_server(spark.sparkContext)
     from sqlengine.runtime import warmup
     if warmup.AT_START and warmup.enabled(spark):
