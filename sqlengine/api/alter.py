@@ -200,7 +200,7 @@ def alter_view(session: SessionState, node: dn.AlterView, stmt) -> TableResult:
         return TableResult("OK", text=OK)
     from sqlengine.dialect.script import generate
     query = node.args["expression"]
-    from sqlengine.api.statements import view_binder, view_expansion
+    from sqlengine.api.views import view_binder, view_expansion
     plan = view_binder(session, stmt.span.source).bind_query(query)
     schema = TableSchema(tuple(Column(n, f.type.with_time_attr(None)) for n, f in zip(plan.names(), plan.schema)))
     session.catalogs.alter_table(path, CatalogView(generate(query), schema, view.comment,

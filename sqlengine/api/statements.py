@@ -9,6 +9,7 @@ from sqlengine.binder.ddl import options_of, table_from_create
 from sqlengine.dialect import nodes as dn
 from sqlengine.dialect.script import Statement, generate
 from sqlengine.api import alter, client, modify
+from sqlengine.api.views import view_binder, view_expansion
 from sqlengine.api.result import TableResult
 from sqlengine.api.state import SessionState
 from sqlengine.errors import UnsupportedError, ValidationError
@@ -138,27 +139,6 @@ def _create(session: SessionState, node: exp.Create, stmt) -> TableResult:
             session.catalogs.create_database(parts[-1], exists)
         return TableResult("OK", text="[INFO] Execute statement succeeded.")
     raise UnsupportedError(f"CREATE {kind} is not supported", stmt.span)
-
-
-def view_binder(session: SessionState, source: str):
-    """The binder that validates a view's query: Flink validates it without planning it, so
-    what only a streaming plan refuses (ORDER BY a column that is no time attribute) is
-    refused when the view is queried, not when it is created."""
-    from sqlengine.binder.query import QueryBinder
-    return QueryBinder(session.catalogs, source, False, conf=dict(session.conf))
-
-
-def view_expansion(session: SessionState, query: exp.Expression):
-    """The view's expanded query (sqlengine/binder/expand.py), computed once the query bound;
-    None (SHOW CREATE VIEW then prints the query as written) for a query the expansion
-    cannot qualify, logged."""
-    from sqlengine.binder.expand import expanded_query
-    try:
-        return expanded_query(query, session.catalogs)
-    except Exception:  # noqa: BLE001 - the view is valid (it bound); only its printed form is lost
-        import logging
-        logging.getLogger(__name__).warning("no expanded query for view: %s", generate(query), exc_info=True)
-        return None
 
 
 def _accepts_catalog(fn) -> bool:
