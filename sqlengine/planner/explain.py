@@ -3,15 +3,15 @@ runtime lowers: ``Planner.plan``), as a tree and as tasks with their exchanges."
 from __future__ import annotations
 
 from sqlengine.physical.operators import operator_for
-from sqlengine.plan import nodes as P
 from sqlengine.plan.dag import Dag, PhysicalNode, changelog_text
 from sqlengine.planner import Planned
+from sqlengine.planner.calcite_plan import render_calcite
 
 
 def explain(planned: Planned, details: list[str]) -> str:
     dag = planned.dag
     parts = ["== Abstract Syntax Tree =="]
-    parts += [render_logical(p) for p in planned.bound]
+    parts += [render_calcite(p) for p in planned.bound]
     parts += ["", "== Optimized Physical Plan =="]
     parts += [render_tree(r, "CHANGELOG_MODE" in details) for r in dag.roots]
     parts += ["", "== Optimized Execution Plan =="]
@@ -48,12 +48,4 @@ def render_dag(dag: Dag) -> str:
             else:
                 lines.append(f"  Forward <- task {index[src.id]}")
         lines.append(f"Task {t.number} (parallelism={t.parallelism}): " + " -> ".join(op.label for op in t.operators))
-    return "\n".join(lines)
-
-
-def render_logical(node: P.Node, depth: int = 0) -> str:
-    """The bound (unoptimized) logical plan, one node per line."""
-    lines = [("   " * (depth - 1) + "+- " + operator_for(node).explain(node)) if depth
-             else operator_for(node).explain(node)]
-    lines += [render_logical(c, depth + 1) for c in node.children()]
     return "\n".join(lines)

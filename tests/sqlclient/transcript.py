@@ -149,12 +149,32 @@ def _echo_length(block: str, i: int, statement: str, j: int) -> int:
 
 
 # -- comparison --------------------------------------------------------------------------------
+AST_HEADER = "== Abstract Syntax Tree =="
+
+
+def ast_section(lines: list[str]) -> list[str]:
+    """An EXPLAIN's "Abstract Syntax Tree" section, line by line: the only part of a plan
+    compared (the optimized plans are each engine's own: Flink's optimizer against
+    sqlengine's operator DAG, with its tasks and exchanges). Flink's client prints the plan
+    as the one cell of a ``result`` table, sqlengine's as text: the framing is not compared."""
+    start = next(i for i, line in enumerate(lines) if AST_HEADER in line)
+    section = [AST_HEADER]
+    for line in lines[start + 1:]:
+        if line.startswith("== "):
+            break
+        if line.strip():
+            section.append(line)
+    return section
+
+
 def canonical(output: str) -> list[str]:
     """The output as lines to compare: colours, time costs and trailing blanks gone, each
     table line as its stripped cells joined by ``|``, an [ERROR]'s reason as its first line
     without a Java class name (everything after it — Flink's 'Was expecting' lists, our
     caret and log path — is no part of the comparison)."""
     lines = [ANSI.sub("", line).rstrip() for line in output.strip("\n").split("\n")]
+    if any(AST_HEADER in line for line in lines):
+        return ast_section(lines)
     out: list[str] = []
     k = 0
     while k < len(lines):
