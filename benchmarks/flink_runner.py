@@ -11,11 +11,18 @@ TableEnvironment; every other statement runs with ``execute_sql`` in order. Each
 Prints the seconds from the TableEnvironment's creation to the end of the last job on
 stderr.
 
+``--child SPEC.json`` is ``run.py``'s side: SPEC holds ``statements`` and ``conf``; the
+configuration is applied, a ``SELECT 1`` starts the JVM and the mini-cluster (untimed,
+as in a running SQL client), the DDL runs, then the last statement (the INSERT) is timed
+from its submission to the end of its job; one line ``RESULT {"seconds": ..., "warmup":
+...}`` on stdout (as ``nexmark.py``'s Flink side).
+
 PyFlink's wheel has no SQL gateway (``flink-sql-gateway-*.jar``), so Flink's own
 ``sql-client.sh`` cannot start from it, even embedded; this runner stands in for it.
 """
 from __future__ import annotations
 
+import json
 import re
 import sys
 import time
@@ -67,5 +74,30 @@ def main(path: str) -> int:
     return 0
 
 
+def child(spec: str) -> int:
+    """run.py's Flink side: warm up, run the DDL, time the INSERT (see the module's doc)."""
+    from pyflink.table import EnvironmentSettings, TableEnvironment
+
+    job = json.loads(open(spec, encoding="utf-8").read())
+    started = time.perf_counter()
+    env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    config = env.get_config()
+    for key, value in job["conf"].items():
+        config.set(key, value)
+    with env.execute_sql("SELECT 1").collect() as rows:
+        list(rows)
+    warmup = time.perf_counter() - started
+    *ddl, insert = job["statements"]
+    for stmt in ddl:
+        env.execute_sql(stmt)
+    started = time.perf_counter()
+    env.execute_sql(insert).wait()
+    seconds = time.perf_counter() - started
+    print("RESULT " + json.dumps({"seconds": seconds, "warmup": warmup}), flush=True)
+    return 0
+
+
 if __name__ == "__main__":
+    if len(sys.argv) > 2 and sys.argv[1] == "--child":
+        sys.exit(child(sys.argv[2]))
     sys.exit(main(sys.argv[1]))
