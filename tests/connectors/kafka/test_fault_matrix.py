@@ -45,21 +45,25 @@ N = 360  # input records; 120 per epoch (3 epochs)
 WINDOW, UPSERT, JDBC = "window->kafka", "group-by->upsert-kafka", "join->postgresql"
 WINDOW_HDFS = "window->kafka, HDFS ckpt"  # the window pipeline with its checkpoint on HDFS
 WINDOW_FS = "window->filesystem"  # the window pipeline into the two-phase filesystem sink
+# Each kill cell costs two or three CLI runs: a cell whose points another cell passes too is
+# left out (a kill at kafka-produced alone: the kafka-plan cell kills there; at after-meta of
+# the upsert pipeline: its group-offsets cell does; a filesystem kill after-sink: the upsert
+# pipeline's is one), and so are in-process failures at after-sink / after-meta (killed here
+# and failed in tests/runtime/test_restart.py), to keep the suite in its CI budget.
 CELLS = [
-    (WINDOW, "kill", [("kafka-produced", 0)]), (WINDOW, "kill", [("kafka-txn-begun", 1), ("kafka-committed", 0)]),
+    (WINDOW, "kill", [("kafka-txn-begun", 1), ("kafka-committed", 0)]),
     (WINDOW, "kill", [("kafka-plan", 1), ("kafka-produced", 0), ("recovering", 0)]),
     (WINDOW, "restart", [("kafka-read", 0)]),
-    (UPSERT, "kill", [("after-sink", 0)]), (UPSERT, "kill", [("after-meta", 0)]),
+    (UPSERT, "kill", [("after-sink", 0)]),
     (UPSERT, "kill", [("source-commit", 1)]), (UPSERT, "kill", [("group-offsets", 0), ("after-meta", 1), ("restore", 0)]),
     (JDBC, "kill", [("jdbc-committing", 0)]), (JDBC, "kill", [("jdbc-prepared", 0), ("recovering", 0)]),
     (JDBC, "restart", [("jdbc-written", 0)]), (WINDOW_HDFS, "kill", [("after-meta", 0)]),
     # a writer task staged its file (uncommitted), then killed again while recovery removes it
-    (WINDOW_FS, "kill", [("file-staged", 0), ("recovering", 0)]), (WINDOW_FS, "kill", [("after-sink", 1)]),
+    (WINDOW_FS, "kill", [("file-staged", 0), ("recovering", 0)]),
 ]
 IN_PROCESS = [
     (WINDOW, "state-read", 1), (UPSERT, "recovery", 0), (UPSERT, "recovering", 0), (UPSERT, "epoch-start", 1),
-    (UPSERT, "after-sink", 1),
-    (UPSERT, "after-meta", 1), (JDBC, "jdbc-committed", 1), (WINDOW_HDFS, "state-write", 1),
+    (JDBC, "jdbc-committed", 1), (WINDOW_HDFS, "state-write", 1),
 ]
 
 
