@@ -5,7 +5,8 @@ fields; ``key.format`` + ``key.fields`` decode the record key into the listed ph
 columns. ``value.fields-include`` = ``ALL`` (default) puts every physical column in the
 value, ``EXCEPT_KEY`` only the columns that are not key fields; ``key.fields-prefix``
 names key columns whose format field names lack the prefix (needs ``EXCEPT_KEY``).
-``upsert-kafka`` takes the key fields from the PRIMARY KEY instead.
+``upsert-kafka`` takes the key fields from the PRIMARY KEY instead (its value too holds every
+column by default, as Flink's).
 
 ``properties.*`` become the librdkafka client configuration (the Java client's key names
 are the same for the common settings). Secrets among them never print (``redact``).
@@ -155,7 +156,9 @@ def parse(options: Options, columns: list[tuple[str, DataType]], primary_key: tu
     key_fmt = options.pop("key.format")
     key_fields_raw = options.pop("key.fields")
     prefix = options.pop("key.fields-prefix") or ""
-    include = (options.pop_choice("value.fields-include", ("ALL", "EXCEPT_KEY"), "EXCEPT_KEY" if upsert else "ALL"))
+    # ALL for both connectors, as Flink's KafkaConnectorOptions.VALUE_FIELDS_INCLUDE: an upsert-kafka value holds
+    # the key columns too unless the table says EXCEPT_KEY
+    include = options.pop_choice("value.fields-include", ("ALL", "EXCEPT_KEY"), "ALL")
     if upsert:
         if not primary_key:
             raise ConnectorError(
