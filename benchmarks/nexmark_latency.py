@@ -122,8 +122,11 @@ def now_text(t: float) -> str:
 
 
 def parse_ts(text: str) -> float:
-    return dt.datetime.strptime(text.replace("T", " ")[:23], "%Y-%m-%d %H:%M:%S.%f").replace(
-        tzinfo=dt.timezone.utc).timestamp()
+    """A JSON timestamp as both engines write it: the fraction only when it is not zero
+    (q5's window end, a whole second, has none)."""
+    text = text.replace("T", " ")[:23]
+    form = "%Y-%m-%d %H:%M:%S.%f" if "." in text else "%Y-%m-%d %H:%M:%S"
+    return dt.datetime.strptime(text, form).replace(tzinfo=dt.timezone.utc).timestamp()
 
 
 def produce(bootstrap: str, topic: str, lines: list[str], rate: int, stop: threading.Event) -> None:
