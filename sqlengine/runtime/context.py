@@ -158,7 +158,7 @@ class EpochRun:
         return df
 
     def release(self) -> None:
-        for df in self.persisted:
+        for df in reversed(self.persisted):
             df.unpersist()
         self.persisted.clear()
 
