@@ -293,11 +293,12 @@ def _offsets_entry(checkpoint: str, epoch: int) -> Optional[tuple[dict, list[Opt
 
 def _reads_batch_twice(dag: Dag) -> bool:
     """Whether an epoch's input is read more than once (then it is persisted first):
-    several consumers of one scan do, and several scans (each reads the tagged batch).
-    Stateful operators persist what they read twice themselves (their netted deltas);
-    watermarks are observed on the way (``LazyWatermark``)."""
-    sources = dag.sources()
-    if len(sources) > 1:
+    several scans do (each reads the tagged batch), and so does a DAG that forks anywhere
+    (a node with several consumers: each branch's plan reaches back to the batch; Nexmark's
+    q7 reads ``bid`` into a window aggregate and into the join with its result, and read and
+    decoded every epoch's Kafka records twice). Stateful operators persist what they read
+    twice themselves (their netted deltas); watermarks are observed on the way
+    (``LazyWatermark``)."""
+    if len(dag.sources()) > 1:
         return True
-    consumers = dag.consumers()
-    return any(len(consumers[n.id]) > 1 for n in sources)
+    return any(len(c) > 1 for c in dag.consumers().values())

@@ -198,3 +198,38 @@ def test_epochs_route_the_dags_hash_edges_by_key_group(session, shape):
     tasks = {pn.parallelism for pn in dag.nodes}
     sizes = {int(m.group("n")) for m in ANY_EXCHANGE.finditer(plans)}
     assert sizes <= tasks, (sizes, tasks)
+
+
+def test_a_forked_dag_reads_each_epochs_input_once(session):
+    """Nexmark q7's shape: ``Bid`` (with its watermark) feeds a window aggregate and the
+    join with that aggregate's result, so the DAG forks after the watermark assigner, not
+    at the scan. The epoch's input is persisted first and every branch reads the cache:
+    in every executed plan of the epochs, each scan of the micro-batch (``Scan
+    ExistingRDD``) sits directly under an ``InMemoryRelation`` (without it each branch read
+    and decoded the epoch's records again)."""
+    sql = """SELECT b.item, b.price FROM Bid b JOIN (
+        SELECT window_end, MAX(price) AS m FROM TABLE(TUMBLE(TABLE Bid, DESCRIPTOR(bidtime),
+          INTERVAL '10' MINUTES)) GROUP BY window_start, window_end) x
+        ON b.price = x.m AND b.bidtime BETWEEN x.window_end - INTERVAL '10' MINUTES AND x.window_end"""
+    session.conf["execution.runtime-mode"] = "streaming"
+    try:
+        dag = session.planner().plan(parse_one(sql), sql).dag
+        plans = epoch_plans(session, sql)
+    finally:
+        session.conf["execution.runtime-mode"] = "batch"
+    consumers = dag.consumers()
+    assert not any(len(consumers[n.id]) > 1 for n in dag.sources()), "the fork is past the scan"
+    assert any(len(c) > 1 for c in consumers.values())
+    reads = 0
+    for plan in plans:
+        tree, _, details = plan.partition("\n\n")
+        # The micro-batch's rows carry the end-of-input marker (an empty state table's scan does not).
+        batch = {m.group(1) for m in re.finditer(r"^\((\d+)\) Scan ExistingRDD.*\nOutput \[\d+\]: \[[^\]]*__eoi",
+                                               details, re.M)}
+        lines = tree.splitlines()
+        for i, line in enumerate(lines):
+            m = re.search(r"Scan ExistingRDD \((\d+)\)", line)
+            if m and m.group(1) in batch:
+                reads += 1
+                assert "InMemoryRelation" in lines[i - 1], tree
+    assert reads > 0
