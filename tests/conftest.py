@@ -11,17 +11,15 @@ os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
 # Every Spark driver JVM of the test suite runs with the C1 compiler only and a code cache
 # that does not fill (``SPARK_SUBMIT_OPTS`` reaches the driver JVM spark-submit starts): the
 # test session's own (``spark`` below) and the CLI processes the tests start (crash matrix,
-# outages, e2e). The suite is CPU-bound on 2 cores, and
-# C2's compiler threads never pay off in it: a test JVM keeps meeting new Catalyst code
-# paths (every test plans new queries), so C2 kept compiling all along. Measured on
-# tests/runtime/test_epoch_aggregates.py alone (15 tests, one worker): C2 on, 72% of the
-# driver JVM's CPU was its compiler threads (104 s of 145 s), the machine 82% busy for
-# 200 s; C1 only with the default code cache, 252 s (its sweeper thread spent 26 s
-# flushing a full cache); C1 only with a 1 GB cache, 184-208 s and 63% busy (compiler
-# threads 7 s): a third less CPU for the same wall time. A CLI run of 3 epochs costs ~14
-# CPU seconds instead of ~30. Over the whole suite it is a trade, not a cut: in a clean-clone
-# CI run planning-bound files gained (fault matrix 849 -> 721 s) and compute-bound ones lost
-# (Python UDAF 161 -> 247 s); the total stayed within the machine's noise (~55-58 min).
+# outages, e2e). A test JVM keeps meeting new Catalyst code paths (every test plans new
+# queries), so C2 keeps compiling. Measured on tests/runtime/test_epoch_aggregates.py alone
+# (15 tests, one worker): C2 on, its compiler threads were 72% of the driver JVM's CPU (104 s
+# of 145 s), the machine 82% busy for 200 s; C1 only with the default code cache, 252 s (its
+# sweeper thread spent 26 s flushing a full cache); C1 only with a 1 GB cache, 184-208 s and
+# 63% busy (compiler threads 7 s). A CLI run of 3 epochs costs ~14 CPU seconds instead of
+# ~30. Over the whole suite it is a trade, not a cut: in a clean-clone CI run planning-bound
+# files gained (fault matrix 849 -> 721 s) and compute-bound ones lost (Python UDAF 161 ->
+# 247 s); the total stayed within the machine's noise (~55-58 min).
 TEST_JIT = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=1g"
 os.environ.setdefault("SPARK_SUBMIT_OPTS", TEST_JIT)
 
