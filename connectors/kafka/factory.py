@@ -150,6 +150,10 @@ class KafkaFactory(ConnectorFactory):
         source_options = _source_options(ctx, k, fields, token)
         if fast is not None:
             source_options["value_fast"] = json.dumps(fast)
+            from connectors.formats.json_arrow import raw_free
+            free = raw_free(fast, k.value.options.iso)
+            if free is not None:
+                source_options["value_raw_free"] = json.dumps(free)
         raw = reader.format(name).options(**source_options).load()
         observed = f"kafka[{ctx.table_name}]#{token.rsplit('#', 1)[1]}"
         handle = observed if ctx.streaming else Observation(observed)

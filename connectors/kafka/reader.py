@@ -24,7 +24,8 @@ drops the epoch's records without a word (Spark's Kafka source fails too, by def
 Rows: the record fields the table needs (``__value``, ``__key`` and metadata such as
 ``__offset``), ``__topic``/``__partition``/``__offset`` whenever decoding may fail (the
 error names them), ``__value_fast`` when the value is JSON that the reader decodes
-(option ``value_fast``, connectors/formats/json_arrow.py), and ``__eoi``.
+(option ``value_fast``, connectors/formats/json_arrow.py; with ``value_raw_free`` a batch
+it decoded has empty ``__value`` bytes where Spark cannot need them), and ``__eoi``.
 """
 from __future__ import annotations
 
@@ -196,7 +197,7 @@ FAST = "__value_fast"
 
 def _decoder(options: dict):
     from connectors.formats.json_arrow import Decoder
-    return Decoder(options["value_fast"]) if options.get("value_fast") else None
+    return Decoder(options["value_fast"], options.get("value_raw_free")) if options.get("value_fast") else None
 
 
 def eoi_batch(fields: list[str], options: dict) -> pa.RecordBatch:
@@ -326,7 +327,12 @@ class _Columns:
                 part._values = self._values[lo:hi]
                 yield from part.batches(fields)
             return
-        arrays = [self.column(f) for f in fields] + [_bools(np.zeros(n, np.bool_))]
+        done = {}
+        if FAST in fields:
+            done[FAST] = self.column(FAST)
+            if "__value" in fields and self.fast.covers(done[FAST]):  # json_arrow: Spark needs no bytes
+                done["__value"] = _binary([None if v is None else b"" for v in self.values()])
+        arrays = [done[f] if f in done else self.column(f) for f in fields] + [_bools(np.zeros(n, np.bool_))]
         yield pa.RecordBatch.from_arrays(arrays, names=fields + ["__eoi"])
 
     def column(self, field: str) -> pa.Array:

@@ -97,3 +97,61 @@ def test_only_types_read_identically_take_the_arrow_path():
     assert wire_fields([("r", T.ROW([("a", T.INT()), ("r2", T.ROW([("t", T.TIMESTAMP(3))]))]))]) == [
         ("r", ["ROW", [["a", "INT"], ["r2", ["ROW", [["t", "TIMESTAMP"]]]]]])]
     assert _decoder().type[len(COLUMNS)].name == CORRUPT
+
+
+# -- leaving a decoded batch's bytes out (Decoder.covers) ------------------------------------
+TS_ONLY = [("i", T.INT()), ("ts", T.TIMESTAMP(3)), ("r", T.ROW([("id", T.BIGINT()), ("at", T.TIMESTAMP(3))]))]
+# Every TIMESTAMP text TS_SAFE takes, json.py converts (none may fail in Spark once the bytes are gone).
+SAFE_TIMES = ["2023-01-01 10:00:00", "2023-02-29 10:00:00", "2024-02-31 23:59:59.123456789", "1000-01-01 00:00:00",
+              "9999-12-31 23:59:59.1", "2023-04-31 00:00:00.000"]
+UNSAFE_TIMES = ["2023-13-01 00:00:00", "2023-01-32 00:00:00", "2023-01-01 24:00:00", "2023-01-01 10:60:00",
+                "2023-01-01 10:00:60", "0999-01-01 00:00:00", "2023-01-01T10:00:00", "2023-01-01 10:00:00Z",
+                "2023-01-01", "not a time", "2023-01-01 10:00:00.1234567890"]
+
+
+def test_only_tables_whose_temporal_fields_are_sql_timestamps_may_leave_bytes_out():
+    from connectors.formats.json_arrow import raw_free
+    assert raw_free(wire_fields(TS_ONLY), iso=False) == [["ts"], ["r", "at"]]
+    assert raw_free(wire_fields([("i", T.INT()), ("s", T.STRING())]), iso=False) == []
+    assert raw_free(wire_fields(TS_ONLY), iso=True) is None  # ISO-8601 text: not checked here
+    for t in (T.DATE(), T.TIME(0), T.TIMESTAMP_LTZ(3)):
+        assert raw_free(wire_fields(TS_ONLY + [("x", T.ROW([("t", t)]))]), iso=False) is None
+
+
+def test_a_batch_is_covered_only_when_no_conversion_of_it_can_fail(spark):
+    from connectors.formats.json_arrow import raw_free
+    fields = wire_fields(TS_ONLY)
+    d = Decoder(json.dumps(fields), json.dumps(raw_free(fields, iso=False)))
+
+    def batch(ts: str, at: str = "2023-01-01 00:00:00") -> list:
+        return [json.dumps({"i": 1, "ts": ts, "r": {"id": 1, "at": at}}).encode(), b'{"i": 2, "r": null}', None]
+    for t in SAFE_TIMES:
+        assert d.covers(d.decode(batch(t))) and d.covers(d.decode(batch("2023-01-01 00:00:00", t))), t
+    for t in UNSAFE_TIMES:
+        assert not d.covers(d.decode(batch(t))) and not d.covers(d.decode(batch("2023-01-01 00:00:00", t))), t
+    assert not d.covers(d.decode([b'{"i": "12"}']))  # not decoded here: Spark reads the bytes
+    assert not Decoder(json.dumps(fields)).covers(d.decode(batch(SAFE_TIMES[0])))  # no raw_free: never
+    # what TS_SAFE takes, Spark's conversion of Flink's SQL form reads (no error, no NULL)
+    from connectors.formats.common import parse_timestamp
+    df = spark.createDataFrame([(t,) for t in SAFE_TIMES], "t string")
+    assert all(r[0] is not None for r in df.select(parse_timestamp(F.col("t"), False, False)).collect())
+
+
+def test_the_reader_sends_no_bytes_for_a_covered_batch():
+    import numpy as np
+    from connectors.formats.json_arrow import raw_free
+    from connectors.kafka.reader import FAST, _Columns
+    fields = wire_fields(TS_ONLY)
+    d = Decoder(json.dumps(fields), json.dumps(raw_free(fields, iso=False)))
+
+    def value_column(values: list) -> list:
+        n = len(values)
+        cols = _Columns([None] * n, ["t"], np.zeros(n, np.int32), np.zeros(n, np.int32), np.arange(n), d)
+        cols._values = values
+        got = next(cols.batches(["__value", FAST]))
+        assert got.column(1).null_count == 0
+        return got.column(0).to_pylist()
+    good = [b'{"i": 1, "ts": "2023-01-01 10:00:00"}', b'{"r": {"at": "2023-02-30 00:00:00"}}']
+    assert value_column(good + [None]) == [b"", b"", None]  # a tombstone stays one
+    bad = good + [b'{"ts": "2023-13-01 00:00:00"}']  # Spark's conversion fails: the error shows the record
+    assert value_column(bad) == bad

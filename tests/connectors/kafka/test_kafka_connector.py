@@ -179,6 +179,26 @@ def test_malformed_record_fails_naming_topic_partition_offset(session, kafka_boo
     assert any("Skipped 1 malformed record(s)" in m for m in res.messages), res.messages
 
 
+def test_a_time_that_does_not_convert_fails_naming_its_record(session, kafka_bootstrap):
+    """The reader leaves out the bytes of a batch it decoded when no conversion of it can
+    fail (json_arrow.Decoder.covers): a batch with a timestamp Spark cannot convert keeps
+    them, so the error shows the record; the batches beside it lose no row."""
+    topic = new_topic(kafka_bootstrap, 2)
+    bad = '{"id": 2, "ts": "2023-13-45 10:00:00"}'
+    produce(kafka_bootstrap, topic, [{"value": {"id": 1, "ts": "2023-01-01 10:00:00"}, "partition": 0},
+                                     {"value": {"id": 3, "ts": "2023-02-30 10:00:00"}, "partition": 0},
+                                     {"value": bad, "partition": 1}])
+    session.execute_sql(source_ddl("badtime", topic, kafka_bootstrap))
+    with pytest.raises(SqlEngineError) as err:
+        session.execute_sql("SELECT id FROM badtime").collect()
+    assert f"Failed to deserialize JSON '{bad}' at topic {topic} partition 1 offset 0" in str(err.value), \
+        str(err.value)
+    session.execute_sql(source_ddl("badtime_lenient", topic, kafka_bootstrap, ", 'json.ignore-parse-errors' = 'true'"))
+    rows = session.execute_sql("SELECT id, ts FROM badtime_lenient").collect()
+    assert sorted((r[1], str(r[2])) for r in rows) == [
+        (1, "2023-01-01 10:00:00"), (2, "None"), (3, "2023-02-28 10:00:00")]
+
+
 def test_bad_value_in_an_unselected_field_fails_as_in_flink(session, kafka_bootstrap):
     """Flink 2.3's Kafka source decodes every field of the table, whatever the query
     selects (no projection push-down into the format; benchmarks/README.md): a value
