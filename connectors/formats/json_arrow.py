@@ -30,8 +30,8 @@ in speed:
 Once a batch is decoded here, Spark reads its records' bytes again only to name a record
 that fails later, in a conversion: of the types above only the temporal ones can. So
 where the table's temporal fields are TIMESTAMPs in Flink's SQL form (``raw_free``), the
-reader sends empty bytes instead of a decoded batch's records (~5% of a Kafka scan's
-time in Nexmark's q0, ``benchmarks/README.md``) once every such value in the batch has a
+reader sends empty bytes instead of a decoded batch's records (Nexmark at 1M events: q0
+6% faster, q3 14%, ``benchmarks/README.md``) once every such value in the batch has a
 shape Spark's conversion always reads (``covers``, ``TS_SAFE``: no value of it can fail
 in Spark, which resolves a day past the month's end as Flink does); any other batch
 keeps its bytes.
