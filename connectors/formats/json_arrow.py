@@ -81,10 +81,11 @@ def raw_free(fields: list, iso: bool) -> Optional[list]:
     paths: list = []
 
     def walk(prefix: list, spec) -> bool:
+        if spec == "TIMESTAMP" and not iso:
+            paths.append(prefix)
+            return True
         if isinstance(spec, str):
-            if spec == "TIMESTAMP" and not iso:
-                paths.append(prefix)
-            return spec not in ("DATE", "TIME", "TIMESTAMP", "TIMESTAMP_LTZ") or (spec == "TIMESTAMP" and not iso)
+            return spec not in ("DATE", "TIME", "TIMESTAMP", "TIMESTAMP_LTZ")
         return all(walk(prefix + [n], s) for n, s in spec[1])
     return paths if all(walk([n], s) for n, s in fields) else None
 

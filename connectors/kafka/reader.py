@@ -331,7 +331,7 @@ class _Columns:
         if FAST in fields:
             done[FAST] = self.column(FAST)
             if "__value" in fields and self.fast.covers(done[FAST]):  # json_arrow: Spark needs no bytes
-                done["__value"] = _binary([None if v is None else b"" for v in self.values()])
+                done["__value"] = _empty_binary(self.values())
         arrays = [done[f] if f in done else self.column(f) for f in fields] + [_bools(np.zeros(n, np.bool_))]
         yield pa.RecordBatch.from_arrays(arrays, names=fields + ["__eoi"])
 
@@ -378,6 +378,16 @@ def _binary(values: list) -> pa.Array:
     present = np.fromiter(map(operator.is_not, values, itertools.repeat(None)), np.bool_, len(values))
     bufs = _offsets_and_data([v if v is not None else b"" for v in values])
     bufs[0] = pa.py_buffer(np.packbits(present, bitorder="little"))
+    return pa.Array.from_buffers(pa.binary(), len(values), bufs, null_count=nulls)
+
+
+def _empty_binary(values: list) -> pa.Array:
+    """Empty bytes where ``values`` has bytes, None where it has None (no copy of the bytes)."""
+    bufs = [None, pa.py_buffer(np.zeros(len(values) + 1, np.int32)), pa.py_buffer(b"")]
+    nulls = values.count(None)
+    if nulls:
+        present = np.fromiter(map(operator.is_not, values, itertools.repeat(None)), np.bool_, len(values))
+        bufs[0] = pa.py_buffer(np.packbits(present, bitorder="little"))
     return pa.Array.from_buffers(pa.binary(), len(values), bufs, null_count=nulls)
 
 
