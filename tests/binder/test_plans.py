@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sqlengine import errors
+from sqlengine.binder.joins import conjuncts
 from sqlengine.plan import nodes as P
 from tests.binder.helpers import bind, nodes, run_ddl, session, updating_node
 
@@ -42,9 +43,10 @@ def one(plan, cls):
 
 # -- regular joins ---------------------------------------------------------------------
 def test_inner_join_extracts_equi_keys_and_keeps_full_condition(st):
-    j = one(bind(st, "SELECT o.id, p.name FROM orders o JOIN plain p ON o.id = p.id AND o.amount > 10"), P.Join)
+    j = one(bind(st, "SELECT o.id, p.name FROM orders o JOIN plain p ON o.id = p.id AND o.amount > p.id",
+                 optimized=False), P.Join)
     assert (j.kind, j.left_keys, j.right_keys) == ("INNER", (0,), (0,))
-    assert str(j.condition) == "id = id AND amount > 10"
+    assert str(j.condition) == "id = id AND amount > id"
 
 
 @pytest.mark.parametrize("sql,kind", [("LEFT JOIN", "LEFT"), ("LEFT OUTER JOIN", "LEFT"), ("RIGHT JOIN", "RIGHT"),
@@ -58,7 +60,81 @@ def test_comma_join_takes_equi_predicates_from_where(st):
     plan = bind(st, "SELECT * FROM orders o, plain p WHERE o.id = p.id AND p.name = 'x' AND o.amount > 1")
     j = one(plan, P.Join)
     assert j.kind == "INNER" and j.left_keys == (0,) and j.right_keys == (0,)
-    assert "name = 'x'" in str(j.condition)
+    assert str(j.condition) == "id = id"  # the other conjuncts went below the join
+    assert filters(j.left) == ["amount > 1"] and filters(j.right) == ["name = 'x'"]
+
+
+def filters(node: P.Node) -> list[str]:
+    """The conditions of the Calcs between ``node`` and the next node of another kind."""
+    out = []
+    while isinstance(node, P.Calc):
+        if node.condition is not None:
+            out.append(str(node.condition))
+        node = node.input
+    return out
+
+
+WHERE_CASES = [  # (join, where-clause) -> (condition above, filter on left, filter on right)
+    ("JOIN", "o.amount > 1 AND p.name = 'x'", [], ["amount > 1"], ["name = 'x'"]),
+    ("LEFT JOIN", "o.amount > 1 AND p.name = 'x'", ["name = 'x'"], ["amount > 1"], []),
+    ("RIGHT JOIN", "o.amount > 1 AND p.name = 'x'", ["amount > 1"], [], ["name = 'x'"]),
+    ("FULL JOIN", "o.amount > 1 AND p.name = 'x'", ["amount > 1 AND name = 'x'"], [], []),
+    ("JOIN", "o.amount > 1 OR p.name = 'x'", [], [], []),  # both sides: into the join's condition
+    ("JOIN", "o.amount > RAND() AND p.name = UUID()", ["amount > RAND()"], [], []),  # non-deterministic
+]
+
+
+@pytest.mark.parametrize("join,where,above,left,right", WHERE_CASES)
+def test_where_conjuncts_over_one_input_go_below_the_join(st, join, where, above, left, right):
+    """As Flink's FilterIntoJoinRule: never into the side a join null-extends."""
+    plan = bind(st, f"SELECT o.id, p.name FROM orders o {join} plain p ON o.id = p.id WHERE {where}")
+    j = one(plan, P.Join)
+    assert filters(plan) == above
+    assert (filters(j.left), filters(j.right)) == (left, right)
+
+
+ON_CASES = [  # (join) -> (condition left in the join, filter on left, filter on right)
+    ("JOIN", ["id = id"], ["amount > 1"], ["name = 'x'"]),
+    ("LEFT JOIN", ["id = id", "amount > 1"], [], ["name = 'x'"]),
+    ("RIGHT JOIN", ["id = id", "name = 'x'"], ["amount > 1"], []),
+    ("FULL JOIN", ["id = id", "amount > 1", "name = 'x'"], [], []),
+]
+
+
+@pytest.mark.parametrize("join,cond,left,right", ON_CASES)
+def test_on_conjuncts_over_one_input_go_below_the_join(st, join, cond, left, right):
+    """As Flink's JoinConditionPushRule: never into the side whose rows the join preserves."""
+    plan = bind(st, f"SELECT o.id, p.name FROM orders o {join} plain p ON o.id = p.id AND o.amount > 1 "
+                    "AND p.name = 'x'")
+    j = one(plan, P.Join)
+    assert [str(c) for c in conjuncts(j.condition)] == cond
+    assert (filters(j.left), filters(j.right)) == (left, right)
+
+
+def test_pushed_filters_reach_through_a_join_into_the_next(st):
+    plan = bind(st, "SELECT * FROM orders o JOIN plain p ON o.id = p.id JOIN ships s ON s.order_id = o.id "
+                    "WHERE o.amount > 1 AND s.sid < 5 AND p.id <> s.sid")
+    top, low = [n for n in P.walk(plan) if isinstance(n, P.Join)]
+    assert filters(top.right) == ["sid < 5"] and filters(low.left) == ["amount > 1"]
+    assert "id <> sid" in str(top.condition)
+
+
+def test_semi_and_anti_joins_filter_their_subquery_below_the_join(st):
+    plan = bind(st, "SELECT * FROM orders o WHERE o.amount > 2 AND EXISTS "
+                    "(SELECT 1 FROM ships s WHERE s.order_id = o.id AND s.sid > 3 AND o.cur = 'EUR')")
+    j = one(plan, P.Join)
+    assert j.kind == "SEMI" and str(j.condition) == "order_id = id"
+    assert filters(j.left) == ["cur = 'EUR' AND amount > 2"] and filters(j.right) == ["sid > 3"]
+    anti = one(bind(st, "SELECT * FROM orders o WHERE NOT EXISTS "
+                        "(SELECT 1 FROM ships s WHERE s.order_id = o.id AND s.sid > 3 AND o.cur = 'EUR')"), P.Join)
+    assert anti.kind == "ANTI" and str(anti.condition) == "order_id = id AND cur = 'EUR'"
+    assert filters(anti.left) == [] and filters(anti.right) == ["sid > 3"]
+
+
+def test_a_pushed_filter_over_a_time_attribute_keeps_it_for_the_operator_below(st):
+    plan = bind(st, "SELECT * FROM orders o JOIN plain p ON o.id = p.id WHERE o.ts > TIMESTAMP '2024-01-01 00:00:00'")
+    j = one(plan, P.Join)
+    assert j.left.schema[3].type.time_attr == "ROWTIME" and plan.schema[3].type.time_attr is None
 
 
 def test_multi_way_join_is_left_deep(st):
