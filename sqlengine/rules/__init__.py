@@ -7,11 +7,12 @@ from typing import Callable, Optional
 from sqlengine.plan import nodes as P
 from sqlengine.rules.calc_merge import calc_merge
 from sqlengine.rules.join_filter import join_filter
+from sqlengine.rules.join_prune import join_prune
 from sqlengine.rules.rank import rank, rank_prune
 from sqlengine.rules.window_cascade import window_cascade
 
 Rule = Callable[[P.Node], Optional[P.Node]]
-RULES: tuple[Rule, ...] = (calc_merge, join_filter, rank, rank_prune, window_cascade)
+RULES: tuple[Rule, ...] = (calc_merge, join_filter, join_prune, rank, rank_prune, window_cascade)
 
 
 def optimize(node: P.Node, rules: tuple[Rule, ...] = RULES) -> P.Node:

@@ -41,6 +41,9 @@ CASES = [
     ("SELECT id FROM l WHERE v > 10 AND id IN (SELECT id FROM r WHERE v > 20)", [(2,)]),
     ("SELECT id FROM l WHERE NOT EXISTS (SELECT 1 FROM r WHERE r.id = l.id AND r.v > 20)", [(1,), (3,), (4,)]),
     ("SELECT id FROM l WHERE NOT EXISTS (SELECT 1 FROM r WHERE r.id = l.id AND l.v < 15)", [(2,), (3,), (4,)]),
+    # columns nobody reads leave the join (rules/join_prune.py); rows equal in the rest still count
+    ("SELECT r.id FROM l JOIN r ON l.id = r.id", [(1,), (2,), (2,)]),
+    ("SELECT l.id, COUNT(*) FROM l LEFT JOIN r ON l.id = r.id GROUP BY l.id", [(1, 1), (2, 2), (3, 1), (4, 1)]),
     ("SELECT l.id, r.id FROM l FULL JOIN r ON l.id = r.id",
      [(1, 1), (2, 2), (2, 2), (3, None), (4, None), (None, 5)]),
     ("SELECT * FROM l JOIN r USING (id)", [(1, "a", 10, "x", 5), (2, "b", 20, "y", 25), (2, "b", 20, "z", 15)]),

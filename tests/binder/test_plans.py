@@ -137,6 +137,29 @@ def test_a_pushed_filter_over_a_time_attribute_keeps_it_for_the_operator_below(s
     assert j.left.schema[3].type.time_attr == "ROWTIME" and plan.schema[3].type.time_attr is None
 
 
+def test_a_join_keeps_only_the_columns_read_above_it(st):
+    """As Flink's ProjectJoinTransposeRule: each input is cut to what the query, the join
+    keys and the join condition read (so the join's state holds nothing more)."""
+    plan = bind(st, "SELECT o.amount, p.name FROM orders o JOIN plain p ON o.id = p.id AND o.cur <> p.name")
+    j = one(plan, P.Join)
+    assert j.left.names() == ["id", "cur", "amount"] and j.right.names() == ["id", "name"]
+    assert (j.left_keys, j.right_keys) == ((0,), (0,)) and str(j.condition) == "id = id AND cur <> name"
+    assert [str(e) for e in plan.projections] == ["amount", "name"]
+
+
+def test_an_aggregate_over_a_join_cuts_the_join_to_its_keys_and_arguments(st):
+    plan = bind(st, "SELECT p.name, SUM(o.amount) FROM orders o LEFT JOIN plain p ON o.id = p.id GROUP BY p.name")
+    j = one(plan, P.Join)
+    assert j.left.names() == ["id", "amount"] and j.right.names() == ["id", "name"]
+    assert plan.names() == ["name", "EXPR$1"]
+
+
+def test_a_join_whose_input_is_not_read_keeps_one_column_of_it(st):
+    plan = bind(st, "SELECT o.amount FROM orders o CROSS JOIN plain p")
+    j = one(plan, P.Join)
+    assert j.left.names() == ["amount"] and j.right.names() == ["id"]
+
+
 def test_multi_way_join_is_left_deep(st):
     plan = bind(st, "SELECT * FROM orders o JOIN plain p ON o.id = p.id JOIN ships s ON s.order_id = o.id")
     top = [n for n in P.walk(plan) if isinstance(n, P.Join)]

@@ -96,13 +96,15 @@ def test_state_is_stored_by_key_group(spark, tmp_path, tables):
     ``pmod(hash(key), max-parallelism)`` (8 here), computed from the operator's key as
     its exchange hashes it: a LEFT join (state ``left`` keyed by orders.cid, ``right`` by
     customers.cid) feeding a GROUP BY tier over its updates (``input`` keyed by tier,
-    ``output`` by its key column), at parallelism 2."""
+    ``output`` by its key column), at parallelism 2. The join keeps only the columns read
+    above it (rules/join_prune.py): orders (oid, cid), customers (cid, tier); the GROUP BY
+    reads (oid, tier)."""
     from pyspark.sql import functions as F
-    q = """SELECT tier, COUNT(*) FROM orders AS o LEFT JOIN customers AS c ON o.cid = c.cid GROUP BY tier"""
+    q = """SELECT tier, COUNT(*), SUM(o.oid) FROM orders AS o LEFT JOIN customers AS c ON o.cid = c.cid GROUP BY tier"""
     _, streamed, batch = run_both(spark, tmp_path, tables, q, lines_per_epoch=20,
                                   conf={"pipeline.max-parallelism": "8", "parallelism.default": "2"})
     assert streamed == batch and len(batch) > 1
-    keys = {"left": ["f2"], "right": ["f0"], "input": ["f5"], "output": ["f0"]}
+    keys = {"left": ["f1"], "right": ["f0"], "input": ["f1"], "output": ["f0"]}
     seen = {}
     for version in tmp_path.glob("ckpt/select-*/state/*/*/e=*"):
         files = list(version.glob("*.parquet"))
