@@ -23,7 +23,6 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
 
-from pyspark import StorageLevel
 from pyspark.sql import Column, DataFrame
 
 from sqlengine.functions.registry import LowerContext
@@ -32,6 +31,7 @@ from sqlengine.plan import nodes as P
 from sqlengine.plan.dag import Edge, PhysicalNode
 from sqlengine.runtime.exprs import ExprLowerer
 from sqlengine.runtime.keygroups import route
+from sqlengine.runtime.multisink import EPOCH_CACHE
 from sqlengine.runtime.state import StateStore, Table
 from sqlengine.runtime.watermarks import WM_MAX, WM_MIN, as_int, wm_min
 
@@ -153,7 +153,7 @@ class EpochRun:
     persisted: list[DataFrame] = field(default_factory=list)
 
     def persist(self, df: DataFrame) -> DataFrame:
-        df = df.persist(StorageLevel.MEMORY_AND_DISK)
+        df = df.persist(EPOCH_CACHE)
         self.persisted.append(df)
         return df
 

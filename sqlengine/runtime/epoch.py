@@ -26,7 +26,6 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
-from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
@@ -36,7 +35,7 @@ from sqlengine.plan.dag import Dag, PhysicalNode
 from sqlengine.runtime import fs
 from sqlengine.runtime.context import EpochContext, EpochRun, JobContext
 from sqlengine.runtime.metrics import JobMetrics
-from sqlengine.runtime.multisink import rows_of
+from sqlengine.runtime.multisink import EPOCH_CACHE, rows_of
 from sqlengine.runtime.state import StateStore
 from sqlengine.runtime.watermarks import wm_min
 
@@ -160,7 +159,7 @@ class EpochDriver:
         facts = None if self._draining else self._from_offsets(epoch_id)
         persisted = facts is None or self.reuse
         if persisted:
-            batch = batch.persist(StorageLevel.MEMORY_AND_DISK)
+            batch = batch.persist(EPOCH_CACHE)
         meta_in = self.store.read_meta(epoch_id)
         if self.claimed is not None and self.last_epoch is None:  # this run's first epoch
             for per_node in ("wm", "op"):

@@ -23,6 +23,14 @@ from pyspark.sql.types import StructType
 from connectors.base import Sink
 from sqlengine.hidden import TAG, slot as _slot
 
+# How an epoch keeps what it reads more than once: its input, a forked operator's output,
+# the rows of several sinks. Deserialized: a DataFrame's cached blocks are compressed
+# column buffers already, and PySpark's MEMORY_AND_DISK is the *serialized* level, which
+# Java-serializes those buffers into the memory store and back on every read (a second
+# copy of the epoch on the heap while it is read: q20 at 1M events ran out of the default
+# 1 GB driver heap with it; benchmarks/README.md).
+EPOCH_CACHE = StorageLevel.MEMORY_AND_DISK_DESER
+
 
 def tagged_union(frames: Sequence[DataFrame]) -> DataFrame:
     """One DataFrame with every frame's rows, tagged (see the module docstring)."""
@@ -45,7 +53,7 @@ def rows_of(tagged: DataFrame, i: int) -> DataFrame:
 
 def write_all(tagged: DataFrame, sinks: Sequence[Sink], write: Any) -> None:
     """Compute ``tagged`` once (persisted), then give each sink its rows, in order."""
-    tagged = tagged.persist(StorageLevel.MEMORY_AND_DISK)
+    tagged = tagged.persist(EPOCH_CACHE)
     try:
         for i, sink in enumerate(sinks):
             write(sink, rows_of(tagged, i))
