@@ -152,21 +152,7 @@ def driver_conf(conf: Optional[dict[str, str]]) -> dict[str, str]:
         # offers resources only when a task starts or ends, so a task waiting for its
         # locality level to lapse could wait for ever.
         merged["spark.locality.wait"] = "0s"
-    if merged["spark.master"].startswith("local") and "spark.driver.memory" not in (conf or {}):
-        merged["spark.driver.memory"] = local_driver_memory()
     return merged
-
-
-def local_driver_memory() -> str:
-    """The driver's heap in local mode, where it runs every task too: what a JVM takes
-    by default (a quarter of the machine's memory, ``MaxRAMPercentage``; so does Flink's
-    local cluster), never less than Spark's 1 GB. Spark's own default, 1 GB for a driver
-    that runs no task, ran out on an epoch of 1M wide Nexmark rows (benchmarks/README.md)."""
-    try:
-        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
-        return "1g"
-    return f"{max(1024, total // 4 // 2 ** 20)}m"
 
 
 def _quoted(value: str) -> str:
