@@ -26,19 +26,8 @@ JOIN_NEEDS_CONDITION = ("INNER, LEFT, RIGHT or FULL join requires a condition "
 
 
 # -- expression helpers --------------------------------------------------------------------
-def conjuncts(e: Optional[P.Expr]) -> list[P.Expr]:
-    if e is None:
-        return []
-    if isinstance(e, P.Call) and e.name == "AND":
-        return [c for a in e.args for c in conjuncts(a)]
-    return [e]
-
-
-def conjoin(parts: list[P.Expr]) -> Optional[P.Expr]:
-    out: Optional[P.Expr] = None
-    for p in parts:
-        out = p if out is None else P.Call(T.BOOLEAN(out.type.nullable or p.type.nullable), "AND", (out, p))
-    return out
+conjuncts = P.conjuncts
+conjoin = P.conjoin
 
 
 def is_true(e: Optional[P.Expr]) -> bool:

@@ -126,6 +126,23 @@ def shift_refs(e: Expr, by: int, start: int = 0) -> Expr:
     return map_refs(e, lambda r: replace(r, index=r.index + by) if r.index >= start else r)
 
 
+def conjuncts(e: Optional[Expr]) -> list[Expr]:
+    """The operands of a condition's top-level ANDs (none for no condition)."""
+    if e is None:
+        return []
+    if isinstance(e, Call) and e.name == "AND":
+        return [c for a in e.args for c in conjuncts(a)]
+    return [e]
+
+
+def conjoin(parts: list[Expr]) -> Optional[Expr]:
+    """``parts`` ANDed, left-deep (None for none)."""
+    out: Optional[Expr] = None
+    for p in parts:
+        out = p if out is None else Call(DataType("BOOLEAN", out.type.nullable or p.type.nullable), "AND", (out, p))
+    return out
+
+
 def refs(e: Expr) -> set[int]:
     if isinstance(e, ColRef):
         return {e.index}

@@ -53,21 +53,20 @@ def join_filter(node: P.Node) -> Optional[P.Node]:
         keep, pushed = _split(node.condition, join, WHERE_SIDES[join.kind])
         if pushed is None:
             return None
-        return replace(node, input=pushed, condition=_conjoin(keep))
+        return replace(node, input=pushed, condition=P.conjoin(keep))
     if type(node) is P.Join and node.condition is not None:
         keep, pushed = _split(node.condition, node, ON_SIDES[node.kind])
         if pushed is None:
             return None
-        return replace(pushed, condition=_conjoin(keep))
+        return replace(pushed, condition=P.conjoin(keep))
     return None
 
 
 def _split(cond: P.Expr, join: P.Join, sides: tuple[bool, bool]):
     """(the conjuncts that stay, the join with the others below it; None if none moves)."""
-    from sqlengine.binder.joins import conjuncts
     nl = len(join.left.schema)
     keep, left, right = [], [], []
-    for c in conjuncts(cond):
+    for c in P.conjuncts(cond):
         r = P.refs(c)
         if not r or not deterministic(c):
             keep.append(c)
@@ -88,13 +87,10 @@ def _filter(node: P.Node, conds: list[P.Expr]) -> P.Node:
         return node
     sch = node.schema
     # the references take the input's types (a join above materializes time attributes)
-    cond = _conjoin([P.map_refs(c, lambda r: P.ColRef(sch[r.index].type, r.index, sch[r.index].name))
+    cond = P.conjoin([P.map_refs(c, lambda r: P.ColRef(sch[r.index].type, r.index, sch[r.index].name))
                      for c in conds])
     calc = P.Calc(node, tuple(P.ColRef(f.type, i, f.name) for i, f in enumerate(sch)),
                   tuple(f.name for f in sch), cond)
     return calc_merge(calc) if isinstance(node, P.Calc) else calc
 
 
-def _conjoin(parts: list[P.Expr]) -> Optional[P.Expr]:
-    from sqlengine.binder.joins import conjoin
-    return conjoin(parts)
