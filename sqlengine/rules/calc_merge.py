@@ -26,6 +26,15 @@ def calc_merge(node: P.Node) -> Optional[P.Node]:
     return P.Calc(inner.input, projs, node.out_names, cond)
 
 
+def over(node: P.Node, cols, condition: Optional[P.Expr] = None) -> P.Node:
+    """A Calc of ``node``'s columns ``cols`` (in order) where ``condition`` (over
+    ``node``'s columns) holds, merged into the Calc ``node`` is, if it is one."""
+    sch = node.schema
+    calc = P.Calc(node, tuple(P.ColRef(sch[i].type, i, sch[i].name) for i in cols),
+                  tuple(sch[i].name for i in cols), condition)
+    return calc_merge(calc) if isinstance(node, P.Calc) else calc
+
+
 def peel_calcs(node: P.Node) -> tuple[Optional[P.Calc], P.Node]:
     """The Calcs stacked on ``node`` merged into one (None when there is none), and the
     node under them."""

@@ -22,7 +22,7 @@ from dataclasses import replace
 from typing import Optional
 
 from sqlengine.plan import nodes as P
-from sqlengine.rules.calc_merge import calc_merge
+from sqlengine.rules.calc_merge import over
 
 # Flink's non-deterministic and dynamic (per-evaluation) built-in functions
 NONDETERMINISTIC = frozenset({
@@ -89,8 +89,6 @@ def _filter(node: P.Node, conds: list[P.Expr]) -> P.Node:
     # the references take the input's types (a join above materializes time attributes)
     cond = P.conjoin([P.map_refs(c, lambda r: P.ColRef(sch[r.index].type, r.index, sch[r.index].name))
                      for c in conds])
-    calc = P.Calc(node, tuple(P.ColRef(f.type, i, f.name) for i, f in enumerate(sch)),
-                  tuple(f.name for f in sch), cond)
-    return calc_merge(calc) if isinstance(node, P.Calc) else calc
+    return over(node, range(len(sch)), cond)
 
 

@@ -20,7 +20,7 @@ from dataclasses import replace
 from typing import Optional
 
 from sqlengine.plan import nodes as P
-from sqlengine.rules.calc_merge import calc_merge
+from sqlengine.rules.calc_merge import over
 
 
 def join_prune(node: P.Node) -> Optional[P.Node]:
@@ -80,8 +80,4 @@ def _prune_aggregate(node: P.Aggregate) -> Optional[P.Node]:
 
 def _keep(node: P.Node, cols: list[int]) -> P.Node:
     """``node``'s columns ``cols`` (in order), by a Calc merged into one below."""
-    sch = node.schema
-    if len(cols) == len(sch):
-        return node
-    calc = P.Calc(node, tuple(P.ColRef(sch[i].type, i, sch[i].name) for i in cols), tuple(sch[i].name for i in cols))
-    return calc_merge(calc) if isinstance(node, P.Calc) else calc
+    return node if len(cols) == len(node.schema) else over(node, cols)

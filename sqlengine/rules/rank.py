@@ -16,12 +16,6 @@ RANKING = ("ROW_NUMBER", "RANK", "DENSE_RANK")
 FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "="}
 
 
-def _conjuncts(e: Optional[P.Expr]) -> list[P.Expr]:
-    if isinstance(e, P.Call) and e.name == "AND":
-        return [c for a in e.args for c in _conjuncts(a)]
-    return [] if e is None else [e]
-
-
 def _int(e: P.Expr) -> Optional[int]:
     while isinstance(e, P.Cast):
         e = e.arg
@@ -39,7 +33,7 @@ def _is_rank(e: P.Expr, pos: int) -> bool:
 def rank_bounds(cond: Optional[P.Expr], pos: int) -> Optional[tuple[int, Optional[int], list[P.Expr]]]:
     """(start, end, other conjuncts) of the bounds on column ``pos``; None if unusable."""
     lo, hi, rest = 1, None, []
-    for c in _conjuncts(cond):
+    for c in P.conjuncts(cond):
         bound = _bound(c, pos)
         if bound is None:
             if pos in P.refs(c):
@@ -80,7 +74,7 @@ def rank(node: P.Node) -> Optional[P.Node]:
         return None
     pos = len(over.input.schema)
     parts = []
-    for c in _conjuncts(node.condition):  # expand BETWEEN into two bounds
+    for c in P.conjuncts(node.condition):  # expand BETWEEN into two bounds
         b = _bound(c, pos)
         if b is not None and b[0] == "BETWEEN":
             parts += [P.Call(c.type, ">=", (c.args[0], c.args[1])), P.Call(c.type, "<=", (c.args[0], c.args[2]))]
