@@ -48,6 +48,13 @@ _DEFAULTS = {
     # round trips each) for Spark's error context; our errors name the SQL instead.
     "spark.python.sql.dataFrameDebugging.enabled": "false",
     "spark.python.worker.reuse": "true",
+    # Spark's unified memory (cached blocks and execution) is this share of the heap above
+    # 300 MB; the rest holds everything else a task and the driver keep. At Spark's 0.6 a
+    # local driver's default 1 GB heap ran out with an epoch's cache at the limit: a
+    # block that did not fit went to disk and was unrolled into memory again on every read
+    # (Nexmark's q20 at 10M events died in three runs of three; at 0.3 it completed, and
+    # q3, q7 and q20 at 1M events took the same time; benchmarks/README.md).
+    "spark.memory.fraction": "0.3",
 }
 
 
