@@ -135,6 +135,10 @@ class ScanContext:
     lookup: bool = False
     # The table's ``PARTITIONED BY`` columns (a filesystem table reads them from its folders).
     partition_keys: tuple[str, ...] = ()
+    # Values no operator of the job reads: paths of a physical column's name, then ROW
+    # member names (sqlengine/plan/reads.py). A connector may send NULL for them where
+    # that changes no answer (a bad value must fail the job as it would if read).
+    unread: tuple[tuple[str, ...], ...] = ()
 
 
 @dataclass

@@ -94,6 +94,23 @@ def _fast_fields(k: KO.KafkaOptions, conf: dict[str, str]) -> Optional[list]:
     return wire_fields(spec.columns)
 
 
+def _fast_options(spec: KO.FormatSpec, fast: list, unread) -> dict[str, str]:
+    """The reader's options for decoding the value (json_arrow.Decoder): its fields, the
+    paths of its TIMESTAMPs when a covered batch needs no bytes, and the paths into its
+    JSON objects of the values no operator reads (``unread``: table column names, then
+    ROW members; a column the value does not hold is not the reader's)."""
+    from connectors.formats.json_arrow import raw_free
+    out = {"value_fast": json.dumps(fast)}
+    free = raw_free(fast, spec.options.iso)
+    if free is not None:
+        out["value_raw_free"] = json.dumps(free)
+    names = dict(zip(spec.table_names, (n for n, _ in spec.columns)))
+    paths = [[names[p[0]], *p[1:]] for p in unread if p[0] in names]
+    if paths:
+        out["value_unread"] = json.dumps(paths)
+    return out
+
+
 def _decode(spec: KO.FormatSpec, data: str, fast: bool = False):
     """The format's columns (named as the table's) from the record field ``data`` (bytes, or
     its text in ``<data>_text`` for text formats; ``fast``: also the reader's decoding)."""
@@ -149,11 +166,7 @@ class KafkaFactory(ConnectorFactory):
         reader = ctx.spark.readStream if ctx.streaming else ctx.spark.read
         source_options = _source_options(ctx, k, fields, token)
         if fast is not None:
-            source_options["value_fast"] = json.dumps(fast)
-            from connectors.formats.json_arrow import raw_free
-            free = raw_free(fast, k.value.options.iso)
-            if free is not None:
-                source_options["value_raw_free"] = json.dumps(free)
+            source_options.update(_fast_options(k.value, fast, ctx.unread))
         raw = reader.format(name).options(**source_options).load()
         observed = f"kafka[{ctx.table_name}]#{token.rsplit('#', 1)[1]}"
         handle = observed if ctx.streaming else Observation(observed)

@@ -197,7 +197,8 @@ FAST = "__value_fast"
 
 def _decoder(options: dict):
     from connectors.formats.json_arrow import Decoder
-    return Decoder(options["value_fast"], options.get("value_raw_free")) if options.get("value_fast") else None
+    return Decoder(options["value_fast"], options.get("value_raw_free"), options.get("value_unread")) \
+        if options.get("value_fast") else None
 
 
 def eoi_batch(fields: list[str], options: dict) -> pa.RecordBatch:
@@ -330,8 +331,10 @@ class _Columns:
         done = {}
         if FAST in fields:
             done[FAST] = self.column(FAST)
-            if "__value" in fields and self.fast.covers(done[FAST]):  # json_arrow: Spark needs no bytes
+            covered = self.fast.covers(done[FAST])  # json_arrow: Spark needs none of the bytes
+            if "__value" in fields and covered:
                 done["__value"] = _empty_binary(self.values())
+            done[FAST] = self.fast.narrow(done[FAST], covered)
         arrays = [done[f] if f in done else self.column(f) for f in fields] + [_bools(np.zeros(n, np.bool_))]
         yield pa.RecordBatch.from_arrays(arrays, names=fields + ["__eoi"])
 

@@ -28,7 +28,8 @@ from pyspark.sql import Column, DataFrame
 from sqlengine.functions.registry import LowerContext
 from sqlengine.hidden import OP, Lowered
 from sqlengine.plan import nodes as P
-from sqlengine.plan.dag import Edge, PhysicalNode
+from sqlengine.plan.dag import Dag, Edge, PhysicalNode
+from sqlengine.plan.reads import merge_demand, scan_reads, unread
 from sqlengine.runtime.exprs import ExprLowerer
 from sqlengine.runtime.keygroups import route
 from sqlengine.runtime.multisink import EPOCH_CACHE
@@ -61,10 +62,24 @@ class JobContext:
     # run that made the job's checkpoint, kept in it (a restore at another parallelism
     # replays an epoch onto the same writer tasks).
     writer_tasks: int = 0
+    # What the job's operators read of each logical scan (plan/reads.py), from the DAGs it
+    # lowers: a connector may leave the rest out (``ScanContext.unread``).
+    reads: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.exprs = ExprLowerer(self.functions, self.memo)
         self.writer_tasks = self.writer_tasks or self.parallelism
+
+    def note_reads(self, dag: "Dag") -> None:
+        """Record what ``dag`` reads of its scans (before any of them is opened)."""
+        for scan, demand in scan_reads(dag).items():
+            self.reads[scan] = merge_demand(self.reads[scan], demand) if scan in self.reads else demand
+
+    def unread(self, scan: P.TableScan) -> tuple[tuple[str, ...], ...]:
+        """The paths of ``scan``'s values no operator of the job reads (none when unknown)."""
+        if scan not in self.reads:
+            return ()
+        return unread(scan.fields, self.reads[scan])
 
     @property
     def shuffle_partitions(self) -> int:

@@ -14,6 +14,7 @@ from sqlengine.runtime.context import BatchContext, JobContext
 
 def lower_batch(job: JobContext, dag: Dag) -> list[Lowered]:
     """The roots of ``dag`` as Spark DataFrames."""
+    job.note_reads(dag)
     def lower_node(pn: PhysicalNode, inputs: list[Lowered]) -> Lowered:
         return pn.op.lower(BatchContext(job, pn), pn.logical, *inputs)
     return dag.run(lower_node)

@@ -48,6 +48,7 @@ def start_epoch_query(job: JobContext, dag: Dag,
     returns (query, driver). ``on_open`` are called with the query id before the run's
     first epoch (the sinks' recovery)."""
     sources = stream_sources(dag)
+    job.note_reads(dag)
     frames = []
     infos, done, splits, lags = [], [], [], []
     for pn in sources:

@@ -155,3 +155,37 @@ def test_the_reader_sends_no_bytes_for_a_covered_batch():
     assert value_column(good + [None]) == [b"", b"", None]  # a tombstone stays one
     bad = good + [b'{"ts": "2023-13-01 00:00:00"}']  # Spark's conversion fails: the error shows the record
     assert value_column(bad) == bad
+
+
+def test_the_reader_sends_null_for_values_no_operator_reads():
+    """plan/reads.py's unread values: NULL in a decoded batch, a temporal one only when the
+    batch is covered (else Spark's conversion of it may fail, as Flink's decoding would)."""
+    import numpy as np
+    from connectors.formats.json_arrow import raw_free
+    from connectors.kafka.reader import FAST, _Columns
+    fields = wire_fields(TS_ONLY + [("s", T.STRING())])
+    unread = [["s"], ["r", "id"], ["ts"]]
+    d = Decoder(json.dumps(fields), json.dumps(raw_free(fields, iso=False)), json.dumps(unread))
+
+    def read(values: list) -> list:
+        n = len(values)
+        cols = _Columns([None] * n, ["t"], np.zeros(n, np.int32), np.zeros(n, np.int32), np.arange(n), d)
+        cols._values = values
+        return next(cols.batches(["__value", FAST])).column(1).to_pylist()
+    good = [b'{"i": 1, "ts": "2023-01-01 10:00:00", "s": "x", "r": {"id": 7, "at": "2023-01-01 10:00:00"}}',
+            b'{"i": 2, "r": null, "s": "y"}']
+    got = read(good)
+    assert [(g["i"], g["s"], g["ts"], g["r"]) for g in got] == [
+        (1, None, None, {"id": None, "at": "2023-01-01 10:00:00"}), (2, None, None, None)]  # r's own NULL kept
+    # A time Spark's conversion may fail on: the batch is not covered, so the unread time
+    # stays (and fails the job in Spark); the other unread values are NULL all the same.
+    got = read(good + [b'{"i": 3, "ts": "2023-13-01 00:00:00"}'])
+    assert [(g["s"], g["ts"]) for g in got] == [(None, "2023-01-01 10:00:00"), (None, None),
+                                                (None, "2023-13-01 00:00:00")]
+    assert got[0]["r"] == {"id": None, "at": "2023-01-01 10:00:00"}
+    # Not decoded here (Spark reads the bytes and checks every value): nothing is left out.
+    assert read([b'{"i": "12", "s": "x"}']) == [None]
+    # Without unread values the batch is as decoded.
+    plain = Decoder(json.dumps(fields), json.dumps(raw_free(fields, iso=False)))
+    decoded = plain.decode(good)
+    assert plain.narrow(decoded, True) is decoded

@@ -49,3 +49,28 @@ def test_end_of_partition_events_among_records_are_taken_out():
     bad = Message(topic="a", partition=0, offset=0, error=KafkaError(KafkaError._ALL_BROKERS_DOWN))
     with pytest.raises(KafkaReadError, match="Reading Kafka partition a-0 failed"):
         _split([bad], {})
+
+
+def test_the_scan_tells_the_reader_what_no_operator_reads():
+    """ScanContext.unread (table column names, then ROW members) becomes the reader's
+    ``value_unread`` (paths into the value's JSON objects; a key column is not the
+    value's), and the reader built from those options sends NULL for them."""
+    import json
+
+    from connectors.base import Options
+    from connectors.kafka import options as KO
+    from connectors.kafka.factory import _fast_fields, _fast_options
+    from connectors.kafka.reader import FAST, _decoder
+    from sqlengine import types as T
+    columns = [("k", T.STRING()), ("n", T.BIGINT()), ("r", T.ROW([("a", T.BIGINT()), ("b", T.STRING())]))]
+    k = KO.parse(Options("kafka", {"topic": "t", "properties.bootstrap.servers": "localhost:9092",
+                                   "key.format": "raw", "key.fields": "k", "value.format": "json",
+                                   "value.fields-include": "EXCEPT_KEY"}), columns)
+    fast = _fast_fields(k, {})
+    options = _fast_options(k.value, fast, (("k",), ("r", "b")))
+    assert json.loads(options["value_unread"]) == [["r", "b"]]
+    assert "value_unread" not in _fast_options(k.value, fast, ())
+    todo = {("t", 0): (0, 2)}
+    msgs = [msg("t", 0, 0, b'{"n": 1, "r": {"a": 2, "b": "x"}}'), msg("t", 0, 1, b'{"n": 3, "r": null}')]
+    (batch,) = _batches(msgs, ["__value", FAST], todo, _decoder(options))
+    assert [(v["n"], v["r"]) for v in batch.column(1).to_pylist()] == [(1, {"a": 2, "b": None}), (3, None)]

@@ -40,6 +40,12 @@ def _quoted(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
+def _physical(paths: tuple[tuple[str, ...], ...], physical) -> tuple[tuple[str, ...], ...]:
+    """The paths into physical columns (a metadata column is not the format's)."""
+    names = {f.name for f in physical}
+    return tuple(p for p in paths if p[0] in names)
+
+
 def _open(ctx: BatchContext, node: P.TableScan, lookup: bool = False) -> Lowered:
     job = ctx.job
     factory = factory_for(node.connector or None, node.table)
@@ -51,7 +57,8 @@ def _open(ctx: BatchContext, node: P.TableScan, lookup: bool = False) -> Lowered
     result = factory.scan(ScanContext(job.spark, job.streaming and not lookup, job.parallelism, node.table,
                                       [(f.name, f.type) for f in physical], opts,
                                       job.functions.local_time_zone, job.job_id, job.conf, meta,
-                                      node.primary_key, lookup=lookup, partition_keys=node.partition_keys))
+                                      node.primary_key, lookup=lookup, partition_keys=node.partition_keys,
+                                      unread=() if lookup else _physical(job.unread(node), physical)))
     df = result.df
     if not lookup:
         number = ctx.register_scan(result)
