@@ -40,7 +40,7 @@ Values no operator of the job reads (``ScanContext.unread``, sqlengine/plan/read
 sent as NULL in a decoded batch (``Decoder.narrow``): Arrow has checked them already, so
 only a temporal one could still fail in Spark, and that one is left out only when the
 batch is covered. Nexmark's q3 reads no member of the bids that are 92% of its events:
-at 10M events its INSERT took 58 s instead of 72 s (benchmarks/README.md).
+at 10M events its INSERT took 56.6 s instead of 72.3 s (benchmarks/README.md).
 """
 from __future__ import annotations
 

@@ -40,8 +40,17 @@ _DEFAULTS = {
     # source's, with its per-field checks) is larger, and ran interpreted: a quarter of
     # the task CPU of a Kafka JSON scan (benchmarks/README.md, "Kafka -> SQL -> Kafka").
     # Only the JIT's policy changes; Spark users commonly set it.
+    # HotSpot's optimizing compiler (C2) takes a method once it ran 5,000 times (15,000
+    # with its loops): in this JVM that is also Spark's planning code, which every epoch
+    # runs again (Catalyst, Janino, serialization), so C2 spent 40-55% of the JVM's CPU at
+    # Nexmark's 10M events, more than the tasks. Ten times those thresholds leave C2 the
+    # code that runs per row (millions of times), and C1 the rest: 2-7 JVM CPU seconds less
+    # and faster at 100K, 1M and 10M events on q3 and q8 (benchmarks/README.md,
+    # nexmark_cpu.py); C1 alone made the tasks' code 2.5x slower.
     DRIVER_JAVA_OPTIONS: "-Dio.netty.tryReflectionSetAccessible=true -XX:+ExitOnOutOfMemoryError "
-                         "-XX:-DontCompileHugeMethods",
+                         "-XX:-DontCompileHugeMethods -XX:Tier4InvocationThreshold=50000 "
+                         "-XX:Tier4MinInvocationThreshold=6000 -XX:Tier4CompileThreshold=150000 "
+                         "-XX:Tier4BackEdgeThreshold=400000",
     EXECUTOR_JAVA_OPTIONS: "-XX:-DontCompileHugeMethods",  # executors of a cluster run the same code
     "spark.sql.execution.arrow.pyspark.enabled": "true",
     # PySpark would record the Python call site of every DataFrame call (several JVM

@@ -1,7 +1,7 @@
 """The unified-memory share sqlengine gives Spark (runtime/spark.py): 0.3 of the heap
 above 300 MB rather than Spark's 0.6, so that an epoch's cache at its limit leaves the rest
 of a local driver's 1 GB heap room (Nexmark's q20 at 10M events ran out of it at 0.6;
-benchmarks/README.md). A user's own setting wins."""
+benchmarks/README.md). A user's own setting wins. And the JIT thresholds of the driver JVM."""
 from __future__ import annotations
 
 from sqlengine.runtime.spark import driver_conf
@@ -18,3 +18,14 @@ def test_the_running_spark_has_the_smaller_unified_memory(spark):
 def test_a_users_setting_wins():
     assert driver_conf({})["spark.memory.fraction"] == "0.3"
     assert driver_conf({"spark.memory.fraction": "0.6"})["spark.memory.fraction"] == "0.6"
+
+
+def test_the_driver_jvm_leaves_c2_the_code_that_runs_per_row(spark):
+    """runtime/spark.py: C2 only for methods ten times hotter than HotSpot's default (the
+    planning code every epoch runs stays with C1); the running JVM took the flags."""
+    jvm = spark.sparkContext._jvm
+    bean = jvm.java.lang.management.ManagementFactory.getPlatformMXBean(
+        jvm.java.lang.Class.forName("com.sun.management.HotSpotDiagnosticMXBean"))
+    assert bean.getVMOption("Tier4InvocationThreshold").getValue() == "50000"
+    assert bean.getVMOption("Tier4CompileThreshold").getValue() == "150000"
+    assert bean.getVMOption("Tier4BackEdgeThreshold").getValue() == "400000"
