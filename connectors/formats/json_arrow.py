@@ -176,8 +176,8 @@ class Decoder:
         self.raw_free: Optional[list] = json.loads(raw_free) if raw_free else None
         # Per value no operator reads (plan/reads.py): its path, and whether Spark's
         # conversion of it can fail (a temporal value, parsed from its text in Spark).
-        self.unread = [(path, _temporal(_spec_at(fields, path))) for path in json.loads(unread or "[]")
-                       if _spec_at(fields, path) is not None]
+        specs = [(path, _spec_at(fields, path)) for path in json.loads(unread or "[]")]
+        self.unread = [(path, _temporal(spec)) for path, spec in specs if spec is not None]
 
     def narrow(self, decoded: pa.Array, covered: bool) -> pa.Array:
         """``decoded`` with NULL for the values no operator reads, where Spark could not

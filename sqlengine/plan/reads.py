@@ -18,7 +18,7 @@ read all of its inputs, whole.
 """
 from __future__ import annotations
 
-from typing import Optional, Union
+from typing import Optional
 
 from sqlengine.plan import nodes as P
 from sqlengine.plan.dag import Dag, PhysicalNode
@@ -127,9 +127,7 @@ def _join_inputs(node: P.Join, demand: Demand) -> list[Demand]:
     nl, nr = len(node.left.schema), len(node.right.schema)
     if demand is None:
         return [None, None]
-    both: dict = {}
-    for i, t in demand.items():
-        both[i] = t
+    both = dict(demand)
     if node.condition is not None:
         _use(node.condition, None, both)
     _whole(both, node.left_keys + tuple(nl + k for k in node.right_keys))
@@ -152,7 +150,7 @@ def _use(e: P.Expr, tree: Tree, read: dict) -> None:
     path = _path(e)
     if path is not None:
         index, names = path
-        nested: Union[Tree, dict] = tree
+        nested: Tree = tree
         for name in reversed(names):
             nested = {name: nested}
         read[index] = merge_demand(read[index], nested) if index in read else nested

@@ -231,6 +231,16 @@ def test_values_no_operator_reads_are_left_out_and_still_checked(session, kafka_
     scan = session.execute_sql("SELECT kind, person.id, bid.price FROM ev WHERE kind IN (0, 2)")
     assert sorted(tuple(r) for r in scan.collect()) == sorted(
         [("+I", 0, i, None) for i in range(3)] + [("+I", 2, None, 10 * i) for i in range(5)])
+    # An updating aggregation in streaming, and the same in batch: only bid.price and kind read.
+    agg = "SELECT kind, COUNT(*), SUM(bid.price) FROM ev GROUP BY kind"
+    final = {}
+    for r in session.execute_sql(agg).collect():
+        if r[0] in ("+I", "+U"):
+            final[r[1]] = (r[2], r[3])
+    assert final == {0: (3, None), 2: (5, 100)}
+    session.execute_sql("SET 'execution.runtime-mode' = 'batch'")
+    assert sorted(tuple(r) for r in session.execute_sql(agg).collect()) == [(0, 3, None), (2, 5, 100)]
+    session.execute_sql("SET 'execution.runtime-mode' = 'streaming'")
     produce(kafka_bootstrap, topic, [{"value": {"kind": 2, "bid": {"auction": 9, "price": 1,
                                                                     "t": "2024-13-01 00:00:00"}}}])
     with pytest.raises(SqlEngineError) as err:
