@@ -22,6 +22,7 @@ from .datetime_format import to_spark_pattern
 from .sparkutil import (LONG_MIN, MILLIS_PER_DAY, from_wall_clock, idiv, millis_of_day, null_of,
                         to_wall_clock, truncate_precision)
 from .temporal_arith import shift
+from .varying import varying
 
 _UNIT_MS = {"MILLISECOND": 1, "SECOND": 1000, "MINUTE": 60_000, "HOUR": 3_600_000,
             "DAY": MILLIS_PER_DAY, "WEEK": 7 * MILLIS_PER_DAY}
@@ -423,4 +424,4 @@ def _current_watermark(cols, args, result, ctx):
     wm = ctx.current_watermark
     if wm is None or not -(1 << 61) < wm < (1 << 61):
         return null_of(result)
-    return F.timestamp_millis(F.lit(wm))
+    return F.timestamp_millis(varying(wm, F.unix_millis(cols[0])))

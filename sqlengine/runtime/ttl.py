@@ -17,6 +17,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.types import LongType, StructField, StructType
 
 from sqlengine.config import state_ttl_ms
+from sqlengine.functions.varying import varying
 from sqlengine.hidden import COUNT, TASK
 from sqlengine.runtime.delta import TASK_KEY, anti, semi
 
@@ -39,11 +40,12 @@ class Expiry:
         fields = [StructField(t, touched.schema[k].dataType) for k, t in zip(kcols, tcols)]
         table = ctx.table(f"touch-{side}", StructType(fields + [StructField(TOUCHED, LongType())]), tcols)
         last = ctx.persist(table.read(ctx.epoch))  # t0.., __t, and the __task of the key
-        self.expired = ctx.persist(last.where(F.col(TOUCHED) < F.lit(now - ttl))
+        self.expired = ctx.persist(last.where(F.col(TOUCHED) < varying(now - ttl, F.col(TOUCHED)))
                                    .select(*[F.col(t).alias(k) for t, k in zip(tcols, kcols)],
                                            F.col(TASK).alias(TASK_KEY)))
         fresh = touched.select(*[F.col(k).alias(t) for k, t in zip(kcols, tcols)],
-                               F.lit(now).cast("long").alias(TOUCHED))
+                               (varying(now, F.col(TASK_KEY)) if TASK_KEY in touched.columns
+                                else F.lit(now).cast("long")).alias(TOUCHED))
         matched = tcols + [TASK]
         kept = anti(anti(last, self.expired, matched), touched, matched)
         table.write(ctx.epoch, kept.drop(TASK).unionByName(fresh), snapshot=True)

@@ -7,6 +7,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from sqlengine.errors import UnsupportedError
+from sqlengine.functions.varying import varying
 from sqlengine.hidden import fcol
 from sqlengine.plan import nodes as P
 from sqlengine.runtime.context import EpochContext
@@ -93,8 +94,9 @@ def close(ctx: EpochContext, waiting: tuple[Table, DataFrame], end_col: str) -> 
     """The pending rows the watermark closes; the others stay pending (a snapshot)."""
     table, pending = waiting
     wm = ctx.input_watermark
-    closed = pending.where(_ms(F.col(end_col)) <= F.lit(wm))
-    table.write(ctx.epoch, pending.where(_ms(F.col(end_col)) > F.lit(wm)), snapshot=True)
+    end = _ms(F.col(end_col))
+    closed = pending.where(end <= varying(wm, end))
+    table.write(ctx.epoch, pending.where(end > varying(wm, end)), snapshot=True)
     return closed
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
+from sqlengine.functions.varying import varying
 from sqlengine.hidden import COUNT, TASK, Lowered, fcols
 from sqlengine.physical.shared.joins import deltas, finish, inner_delta, join_frames
 from sqlengine.plan import nodes as P
@@ -26,8 +27,8 @@ def epoch_interval_join(ctx: EpochContext, node: P.IntervalJoin, left: Lowered, 
     prev = ctx.previous_input_watermark
     lt, rt = _ms(F.col(f"f{node.left_time}")), _ms(F.col(f"f{node.right_time}"))
     if prev > WM_MIN:
-        left = Lowered(left.df.where(lt >= F.lit(prev)), empty=left.empty, updating=left.updating)
-        right = Lowered(right.df.where(rt >= F.lit(prev)), empty=right.empty, updating=right.updating)
+        left = Lowered(left.df.where(lt >= varying(prev, lt)), empty=left.empty, updating=left.updating)
+        right = Lowered(right.df.where(rt >= varying(prev, rt)), empty=right.empty, updating=right.updating)
     ls, rs = deltas(ctx, node, left, right, expire_keys=False)
     dl, dr, old_l, old_r = ls.delta, rs.delta, ls.old, rs.old
     out = inner_delta(ctx, node, dl, dr, old_l, old_r, left.empty, right.empty, netted=False)
@@ -38,13 +39,13 @@ def epoch_interval_join(ctx: EpochContext, node: P.IntervalJoin, left: Lowered, 
     all_r = net(old_r.unionByName(dr), columns(len(node.right.schema)))
     if node.kind in ("LEFT", "FULL"):
         expiry = _ms(F.col(f"f{node.left_time}")) + F.lit(node.upper_ms)
-        due = all_l.where((expiry > F.lit(prev)) & (expiry <= F.lit(wm)))
+        due = all_l.where((expiry > varying(prev, expiry)) & (expiry <= varying(wm, expiry)))
         out = out.unionByName(_padded_left(ctx, node, due, all_r))
     if node.kind in ("RIGHT", "FULL"):
         expiry = _ms(F.col(f"f{node.right_time}")) - F.lit(node.lower_ms)
-        due = all_r.where((expiry > F.lit(prev)) & (expiry <= F.lit(wm)))
+        due = all_r.where((expiry > varying(prev, expiry)) & (expiry <= varying(wm, expiry)))
         out = out.unionByName(_padded_right(ctx, node, all_l, due))
-    keep = (lt + F.lit(node.upper_ms) > F.lit(wm), rt - F.lit(node.lower_ms) > F.lit(wm))
+    keep = (lt + F.lit(node.upper_ms) > varying(wm, lt), rt - F.lit(node.lower_ms) > varying(wm, rt))
     return finish(ctx, node, out, ls, rs, True, keep)
 
 

@@ -26,6 +26,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as ST
 
+from sqlengine.functions.varying import varying
 from sqlengine.hidden import TASK, Lowered
 from sqlengine.hidden import fcol as col
 from sqlengine.physical.operators.match.matcher import Completed, Matcher, Runs
@@ -107,10 +108,10 @@ def prepare(ctx: BatchContext, node: P.Match, child: DataFrame, lay: Layout, epo
     ts = F.unix_millis(tcol) if node.input.schema[t].type.root.startswith("TIMESTAMP") else \
         F.unix_date(tcol).cast("long") * 86400000
     if proctime(node) and isinstance(ctx, EpochContext):
-        ts = F.lit(ctx.now_ms).cast("long")
+        ts = varying(ctx.now_ms, F.unix_millis(tcol))
     return child.select(*[col(k) for k in node.partition_keys], F.lit(0).alias(KIND), ts.alias(TS),
                         *[col(k.index).alias(o) for k, o in zip(node.order_keys[1:], lay.order)],
-                        F.lit(epoch).cast("long").alias(EP), F.monotonically_increasing_id().alias(ARR),
+                        varying(epoch, ts).alias(EP), F.monotonically_increasing_id().alias(ARR),
                         *[ctx.expr(e).alias(n) for e, n in zip(lay.compiled.leaves, lay.leaves)])
 
 
@@ -275,14 +276,14 @@ def epoch_match(ctx: EpochContext, node: P.Match, child: Lowered) -> Lowered:
     prev = ctx.previous_input_watermark
     fresh = prepare(ctx, node, child.df, lay, ctx.epoch)
     if not by_proctime:  # late rows are dropped, as Flink's CepOperator drops them
-        fresh = fresh.where(F.col(TS) > F.lit(prev))
+        fresh = fresh.where(F.col(TS) > varying(prev, F.col(TS)))
     schema = lay.input_schema(False)
     state_t = ctx.table("state", schema, lay.keys)
     rows = _with_all(fresh, lay, False).unionByName(state_t.read(ctx.epoch).select(*schema.names))
     rows = ctx.persist(ctx.exchange(rows, [F.col(k) for k in lay.keys]))
     ctx.settle(rows)
     wm = ctx.now_ms if by_proctime else ctx.input_watermark
-    waiting = (F.col(KIND) == 0) & (F.col(TS) > F.lit(wm))
+    waiting = (F.col(KIND) == 0) & (F.col(TS) > varying(wm, F.col(TS)))
     fed = sort_frame(rows.where(~waiting), node, lay, True)
     out = ctx.persist(fed.mapInArrow(matching(lay, wm, True), lay.output_schema(True)))
     result = ctx.persist(emitted(node, lay, out))

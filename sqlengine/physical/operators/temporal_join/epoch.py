@@ -12,6 +12,7 @@ from __future__ import annotations
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
+from sqlengine.functions.varying import varying
 from sqlengine.hidden import OP, TASK, Lowered, fcol, fcols
 from sqlengine.physical.shared.joins import batch_temporal_join, join_frames, join_key
 from sqlengine.plan import nodes as P
@@ -27,7 +28,7 @@ def epoch_temporal_join(ctx: EpochContext, node: P.TemporalJoin, left: Lowered, 
     lkey, rkey = join_key(node)
     prev = ctx.previous_input_watermark
     lt = F.unix_millis(F.col(f"f{node.left_time}"))
-    fresh = ctx.exchange(left.df.select(*fcols(nl)).where(lt > F.lit(prev)), lkey)
+    fresh = ctx.exchange(left.df.select(*fcols(nl)).where(lt > varying(prev, lt)), lkey)
     pending_t = ctx.table("pending", fresh.schema, lkey)
     pending = ctx.persist(pending_t.read(ctx.epoch).unionByName(fresh))
     rnew = right.df.select(*fcols(nr))
@@ -38,9 +39,9 @@ def epoch_temporal_join(ctx: EpochContext, node: P.TemporalJoin, left: Lowered, 
     versions = ctx.persist(versions_t.read(ctx.epoch).unionByName(rnew))
     ctx.settle(pending, versions)
     wm = ctx.input_watermark
-    ready = ctx.persist(pending.where(lt <= F.lit(wm)))
+    ready = ctx.persist(pending.where(lt <= varying(wm, lt)))
     out = ctx.persist(batch_temporal_join(ctx, node, ready, versions, keyed=True))
-    pending_t.write(ctx.epoch, pending.where(lt > F.lit(wm)), snapshot=True)
+    pending_t.write(ctx.epoch, pending.where(lt > varying(wm, lt)), snapshot=True)
     versions_t.write(ctx.epoch, _prune(node, versions, wm), snapshot=True)
     return Lowered(out)
 
@@ -48,7 +49,8 @@ def epoch_temporal_join(ctx: EpochContext, node: P.TemporalJoin, left: Lowered, 
 def _prune(node: P.TemporalJoin, versions: DataFrame, wm: int) -> DataFrame:
     rt = fcol(node.right_time)
     keys = [fcol(k) for k in node.right_keys] + [F.col(TASK)]
-    old = F.unix_millis(rt) <= F.lit(wm)
+    rms = F.unix_millis(rt)
+    old = rms <= varying(wm, rms)
     newest_old = Window.partitionBy(*keys, old).orderBy(rt.desc())
     ranked = versions.withColumn("__rn", F.row_number().over(newest_old))
     return ranked.where(~old | (F.col("__rn") == 1)).drop("__rn")

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from sqlengine.functions.varying import varying
 from sqlengine.hidden import TASK, Lowered, fcol, fcols
 from sqlengine.physical.operators.window_aggregate.batch import aggregate, final, grouped, partial_keys, sessionize
 from sqlengine.physical.shared.aggregates import MERGE
@@ -61,7 +62,8 @@ def epoch_window_aggregate(ctx: EpochContext, node: P.WindowAggregate, child: Lo
     width = len(node.input.schema)
     assigned = assign_windows(spec, child.df, width)
     start, end = f"f{width}", f"f{width + 1}"
-    fresh = assigned.where(_ms(F.col(end)) > F.lit(ctx.previous_input_watermark))
+    ends = _ms(F.col(end))
+    fresh = assigned.where(ends > varying(ctx.previous_input_watermark, ends))
     if not mergeable:
         fresh = ctx.exchange(fresh, [fcol(k) for k in node.keys])
         closed = fire_closed(ctx, "pending", fresh, [f"f{k}" for k in node.keys], end)
@@ -116,18 +118,20 @@ def _sliced(ctx: EpochContext, node: P.WindowAggregate, child: Lowered, width_ms
     t = _ms(fcol(spec.time_col))
     s = align(t, width_ms, spec.offset_ms)
     prev = ctx.previous_input_watermark
-    fresh = child.df.where(_last_end(spec, s) > F.lit(prev))  # rows with a window still open
+    open_until = _last_end(spec, s)
+    fresh = child.df.where(open_until > varying(prev, open_until))  # rows with a window still open
     keys = [fcol(k).alias(f"k{i}") for i, k in enumerate(node.keys)]
     aggs = ctx.aggregates(node.aggs)
     partial = fresh.groupBy(*keys, s.alias("__ss")).agg(*(aggs or [F.count(F.lit(1)).alias("__none")]))
     table, pending = pend(ctx, "slices", _routed(ctx, node, partial), partial_keys(node))
     ctx.settle(pending)
     wm = ctx.input_watermark
-    table.write(ctx.epoch, pending.where(_last_end(spec, F.col("__ss")) > F.lit(wm)), snapshot=True)
+    last = _last_end(spec, F.col("__ss"))
+    table.write(ctx.epoch, pending.where(last > varying(wm, last)), snapshot=True)
     values = [c for c in pending.columns if c != "__ss"]
     windows = pending.select(*values, F.explode(windows_containing(spec, F.col("__ss"))).alias("w"))
     end = _ms(F.col("w.end"))
-    due = windows.where((end > F.lit(prev)) & (end <= F.lit(wm)))
+    due = windows.where((end > varying(prev, end)) & (end <= varying(wm, end)))
     return Lowered(final(node, _merged(node, due, "w.start", "w.end")))
 
 
@@ -137,7 +141,8 @@ def _session(ctx: EpochContext, node: P.WindowAggregate, child: Lowered) -> Lowe
     width = len(node.input.schema)
     t = F.col(f"f{spec.time_col}")
     gap = spec.gap_ms
-    fresh = child.df.where(_ms(t) + F.lit(gap) > F.lit(ctx.previous_input_watermark))
+    reach = _ms(t) + F.lit(gap)
+    fresh = child.df.where(reach > varying(ctx.previous_input_watermark, reach))
     keys = [f"f{k}" for k in (spec.partition_keys or node.keys)]
     fresh = ctx.exchange(fresh.select(*fcols(width)), [F.col(k) for k in keys])
     table = ctx.table("pending", fresh.schema, keys)
@@ -145,7 +150,8 @@ def _session(ctx: EpochContext, node: P.WindowAggregate, child: Lowered) -> Lowe
     ctx.settle(pending)
     marked = ctx.persist(sessionize(node, pending))
     wm = ctx.input_watermark
-    closed = marked.where(_ms(F.col("__we")) <= F.lit(wm))
+    we = _ms(F.col("__we"))
+    closed = marked.where(we <= varying(wm, we))
     out = ctx.persist(aggregate(ctx, node, closed, F.col("__ws"), F.col("__we")))
-    table.write(ctx.epoch, marked.where(_ms(F.col("__we")) > F.lit(wm)), snapshot=True)
+    table.write(ctx.epoch, marked.where(we > varying(wm, we)), snapshot=True)
     return Lowered(out)
