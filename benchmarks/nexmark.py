@@ -189,9 +189,19 @@ def run_flink(stmts: list[str], conf: dict) -> dict:
 
 
 def child(path: str) -> None:
+    """Run one side's job; a failure ends the process at once (an engine's non-daemon
+    threads would otherwise keep it alive, and the harness waiting for its timeout)."""
     job = json.loads(Path(path).read_text())
     run = run_flink if job["side"].startswith("flink") else run_sqlengine
-    print("RESULT " + json.dumps(run(job["statements"], job["conf"])), flush=True)
+    try:
+        result = run(job["statements"], job["conf"])
+    except BaseException as e:  # noqa: BLE001 - reported, then the process ends
+        import traceback
+        traceback.print_exc()
+        print(f"FAILED {type(e).__name__}: {e}"[:2000], flush=True)
+        sys.stderr.flush()
+        os._exit(1)
+    print("RESULT " + json.dumps(result), flush=True)
 
 
 def fill(path: str) -> None:
@@ -330,9 +340,11 @@ def side_conf(side: str, tmp: Path, tag: str, args, jars: str) -> dict:
     # (runtime/classdata.py), which would switch the Flight Recorder off.
     jfr = (f"-XX:StartFlightRecording=filename={Path(args.profile) / tag}.jfr,settings=profile -Xshare:auto"
            if args.profile else None)
+    # A job that fails fails its round (no restart): both engines would restart it, and a
+    # failure that recurs would hold the round until its timeout.
     if side.startswith("sqlengine"):
         conf = {"parallelism.default": "2", "execution.checkpointing.dir": str(tmp / f"ck-{tag}"),
-                "execution.checkpointing.interval": args.interval}
+                "execution.checkpointing.interval": args.interval, "restart-strategy.type": "none"}
         if jfr:
             conf["spark.driver.extraJavaOptions"] = jfr
         conf.update(kv.split("=", 1) for kv in args.set)
@@ -340,7 +352,7 @@ def side_conf(side: str, tmp: Path, tag: str, args, jars: str) -> dict:
     conf = {"pipeline.jars": jars, "parallelism.default": "2", "execution.checkpointing.interval": args.interval,
             "python.executable": args.flink_python,
             # Flink keeps checkpoints in the JobManager's memory (at most 5 MB of state) without it
-            "execution.checkpointing.dir": f"file://{tmp}/ck-{tag}"}
+            "execution.checkpointing.dir": f"file://{tmp}/ck-{tag}", "restart-strategy.type": "none"}
     if side == "flink-nexmark":
         conf.update(NEXMARK_CONF)
     return conf
