@@ -30,3 +30,18 @@ def varying(value: int, anchor: Column) -> Column:
     one = F.array(F.lit(value).cast("long"))
     other = F.array(F.lit(value).cast("long"), F.lit(0).cast("long"))
     return F.element_at(F.when(anchor % F.lit(2) == F.lit(2), other).otherwise(one), 1)
+
+
+def above(x: Column, value: int) -> Column:
+    """``x > value``, ``value`` outside the generated code (``x`` anchors it)."""
+    return x > varying(value, x)
+
+
+def at_most(x: Column, value: int) -> Column:
+    """``x <= value``, ``value`` outside the generated code."""
+    return x <= varying(value, x)
+
+
+def at_least(x: Column, value: int) -> Column:
+    """``x >= value``, ``value`` outside the generated code."""
+    return x >= varying(value, x)

@@ -7,7 +7,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from sqlengine.errors import UnsupportedError
-from sqlengine.functions.varying import varying
+from sqlengine.functions.varying import above, at_most
 from sqlengine.hidden import fcol
 from sqlengine.plan import nodes as P
 from sqlengine.runtime.context import EpochContext
@@ -95,8 +95,8 @@ def close(ctx: EpochContext, waiting: tuple[Table, DataFrame], end_col: str) -> 
     table, pending = waiting
     wm = ctx.input_watermark
     end = _ms(F.col(end_col))
-    closed = pending.where(end <= varying(wm, end))
-    table.write(ctx.epoch, pending.where(end > varying(wm, end)), snapshot=True)
+    closed = pending.where(at_most(end, wm))
+    table.write(ctx.epoch, pending.where(above(end, wm)), snapshot=True)
     return closed
 
 

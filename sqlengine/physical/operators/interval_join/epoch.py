@@ -10,7 +10,7 @@ from __future__ import annotations
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from sqlengine.functions.varying import varying
+from sqlengine.functions.varying import above, at_least, at_most
 from sqlengine.hidden import COUNT, TASK, Lowered, fcols
 from sqlengine.physical.shared.joins import deltas, finish, inner_delta, join_frames
 from sqlengine.plan import nodes as P
@@ -27,8 +27,8 @@ def epoch_interval_join(ctx: EpochContext, node: P.IntervalJoin, left: Lowered, 
     prev = ctx.previous_input_watermark
     lt, rt = _ms(F.col(f"f{node.left_time}")), _ms(F.col(f"f{node.right_time}"))
     if prev > WM_MIN:
-        left = Lowered(left.df.where(lt >= varying(prev, lt)), empty=left.empty, updating=left.updating)
-        right = Lowered(right.df.where(rt >= varying(prev, rt)), empty=right.empty, updating=right.updating)
+        left = Lowered(left.df.where(at_least(lt, prev)), empty=left.empty, updating=left.updating)
+        right = Lowered(right.df.where(at_least(rt, prev)), empty=right.empty, updating=right.updating)
     ls, rs = deltas(ctx, node, left, right, expire_keys=False)
     dl, dr, old_l, old_r = ls.delta, rs.delta, ls.old, rs.old
     out = inner_delta(ctx, node, dl, dr, old_l, old_r, left.empty, right.empty, netted=False)
@@ -39,13 +39,13 @@ def epoch_interval_join(ctx: EpochContext, node: P.IntervalJoin, left: Lowered, 
     all_r = net(old_r.unionByName(dr), columns(len(node.right.schema)))
     if node.kind in ("LEFT", "FULL"):
         expiry = _ms(F.col(f"f{node.left_time}")) + F.lit(node.upper_ms)
-        due = all_l.where((expiry > varying(prev, expiry)) & (expiry <= varying(wm, expiry)))
+        due = all_l.where(above(expiry, prev) & at_most(expiry, wm))
         out = out.unionByName(_padded_left(ctx, node, due, all_r))
     if node.kind in ("RIGHT", "FULL"):
         expiry = _ms(F.col(f"f{node.right_time}")) - F.lit(node.lower_ms)
-        due = all_r.where((expiry > varying(prev, expiry)) & (expiry <= varying(wm, expiry)))
+        due = all_r.where(above(expiry, prev) & at_most(expiry, wm))
         out = out.unionByName(_padded_right(ctx, node, all_l, due))
-    keep = (lt + F.lit(node.upper_ms) > varying(wm, lt), rt - F.lit(node.lower_ms) > varying(wm, rt))
+    keep = (above(lt + F.lit(node.upper_ms), wm), above(rt - F.lit(node.lower_ms), wm))
     return finish(ctx, node, out, ls, rs, True, keep)
 
 

@@ -26,7 +26,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as ST
 
-from sqlengine.functions.varying import varying
+from sqlengine.functions.varying import above, varying
 from sqlengine.hidden import TASK, Lowered
 from sqlengine.hidden import fcol as col
 from sqlengine.physical.operators.match.matcher import Completed, Matcher, Runs
@@ -276,14 +276,14 @@ def epoch_match(ctx: EpochContext, node: P.Match, child: Lowered) -> Lowered:
     prev = ctx.previous_input_watermark
     fresh = prepare(ctx, node, child.df, lay, ctx.epoch)
     if not by_proctime:  # late rows are dropped, as Flink's CepOperator drops them
-        fresh = fresh.where(F.col(TS) > varying(prev, F.col(TS)))
+        fresh = fresh.where(above(F.col(TS), prev))
     schema = lay.input_schema(False)
     state_t = ctx.table("state", schema, lay.keys)
     rows = _with_all(fresh, lay, False).unionByName(state_t.read(ctx.epoch).select(*schema.names))
     rows = ctx.persist(ctx.exchange(rows, [F.col(k) for k in lay.keys]))
     ctx.settle(rows)
     wm = ctx.now_ms if by_proctime else ctx.input_watermark
-    waiting = (F.col(KIND) == 0) & (F.col(TS) > varying(wm, F.col(TS)))
+    waiting = (F.col(KIND) == 0) & above(F.col(TS), wm)
     fed = sort_frame(rows.where(~waiting), node, lay, True)
     out = ctx.persist(fed.mapInArrow(matching(lay, wm, True), lay.output_schema(True)))
     result = ctx.persist(emitted(node, lay, out))

@@ -14,7 +14,7 @@ from pyspark.sql import functions as F
 
 from sqlengine.errors import UnsupportedError
 from sqlengine.functions.registry import lookup_aggregate, to_arg
-from sqlengine.functions.varying import varying
+from sqlengine.functions.varying import above, at_least, at_most
 from sqlengine.hidden import TASK, Lowered, fcols
 from sqlengine.hidden import fcol as col
 from sqlengine.physical.shared.ranking import RANKING
@@ -71,7 +71,7 @@ def epoch_over(ctx: EpochContext, node: P.Over, child: Lowered) -> Lowered:
     t = f"f{node.order_keys[0].index}"
     ms = F.unix_millis(F.col(t))
     prev = ctx.previous_input_watermark
-    fresh = ctx.exchange(child.df.select(*fcols(width)).where(ms > varying(prev, ms)),
+    fresh = ctx.exchange(child.df.select(*fcols(width)).where(above(ms, prev)),
                          [col(k) for k in node.partition_keys])
     keys = [f"f{k}" for k in node.partition_keys]
     pending_t = ctx.table("pending", fresh.schema, keys)
@@ -79,14 +79,14 @@ def epoch_over(ctx: EpochContext, node: P.Over, child: Lowered) -> Lowered:
     pending = ctx.persist(pending_t.read(ctx.epoch).unionByName(fresh))
     ctx.settle(pending)
     wm = ctx.input_watermark
-    ready = ctx.persist(pending.where(ms <= varying(wm, ms)))
+    ready = ctx.persist(pending.where(at_most(ms, wm)))
     history = history_t.read(ctx.epoch)
     touched = key_frame(ready, keys + [TASK])
     rows = semi(history, touched, keys + [TASK]).withColumn(NEW, F.lit(False)).unionByName(
         ready.withColumn(NEW, F.lit(True)))
     out = rows.select(*fcols(width), *over_columns(ctx, node), NEW).where(F.col(NEW)).drop(NEW)
     out = ctx.persist(out)
-    pending_t.write(ctx.epoch, pending.where(ms > varying(wm, ms)), snapshot=True)
+    pending_t.write(ctx.epoch, pending.where(above(ms, wm)), snapshot=True)
     history_t.write(ctx.epoch, _prune(node, history.unionByName(ready), wm), snapshot=True)
     return Lowered(out)
 
@@ -106,8 +106,7 @@ def _prune(node: P.Over, rows: DataFrame, wm: int) -> DataFrame:
     t = f"f{node.order_keys[0].index}"
     if all(f.kind == "RANGE" for f in frames):
         reach = max(f.lower for f in frames)
-        ms = F.unix_millis(F.col(t))
-        return rows.where(ms >= varying(wm, ms) - F.lit(reach))
+        return rows.where(at_least(F.unix_millis(F.col(t)), wm - reach))
     if all(f.kind == "ROWS" for f in frames):
         n = max(f.lower for f in frames)
         w = Window.partitionBy(*[col(k) for k in node.partition_keys], F.col(TASK)).orderBy(F.col(t).desc())

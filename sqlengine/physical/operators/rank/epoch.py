@@ -17,7 +17,7 @@ from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 from pyspark.sql.types import MapType
 
-from sqlengine.functions.varying import varying
+from sqlengine.functions.varying import above
 from sqlengine.hidden import COUNT, OP, TASK, Lowered, fcols
 from sqlengine.hidden import fcol as col
 from sqlengine.physical.shared.logs import append_log
@@ -119,8 +119,8 @@ def _insert_only(ctx: EpochContext, node: P.Rank, delta: DataFrame, touched: Dat
 
 def _window_rank(ctx: EpochContext, node: P.Rank, child: Lowered, end: int) -> Lowered:
     width = len(node.input.schema)
-    ends = F.unix_millis(F.col(f"f{end}"))
-    fresh = child.df.select(*fcols(width)).where(ends > varying(ctx.previous_input_watermark, ends))
+    fresh = child.df.select(*fcols(width)).where(
+        above(F.unix_millis(F.col(f"f{end}")), ctx.previous_input_watermark))
     fresh = ctx.exchange(fresh, [col(k) for k in node.partition_keys])
     closed = fire_closed(ctx, "pending", fresh, [f"f{k}" for k in node.partition_keys], f"f{end}")
     return Lowered(rank_rows(node, closed).select(*fcols(len(node.schema))))

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
-from sqlengine.functions.varying import varying
+from sqlengine.functions.varying import above, at_most
 from sqlengine.hidden import OP, TASK, Lowered, fcol, fcols
 from sqlengine.physical.shared.joins import batch_temporal_join, join_frames, join_key
 from sqlengine.plan import nodes as P
@@ -28,7 +28,7 @@ def epoch_temporal_join(ctx: EpochContext, node: P.TemporalJoin, left: Lowered, 
     lkey, rkey = join_key(node)
     prev = ctx.previous_input_watermark
     lt = F.unix_millis(F.col(f"f{node.left_time}"))
-    fresh = ctx.exchange(left.df.select(*fcols(nl)).where(lt > varying(prev, lt)), lkey)
+    fresh = ctx.exchange(left.df.select(*fcols(nl)).where(above(lt, prev)), lkey)
     pending_t = ctx.table("pending", fresh.schema, lkey)
     pending = ctx.persist(pending_t.read(ctx.epoch).unionByName(fresh))
     rnew = right.df.select(*fcols(nr))
@@ -39,9 +39,9 @@ def epoch_temporal_join(ctx: EpochContext, node: P.TemporalJoin, left: Lowered, 
     versions = ctx.persist(versions_t.read(ctx.epoch).unionByName(rnew))
     ctx.settle(pending, versions)
     wm = ctx.input_watermark
-    ready = ctx.persist(pending.where(lt <= varying(wm, lt)))
+    ready = ctx.persist(pending.where(at_most(lt, wm)))
     out = ctx.persist(batch_temporal_join(ctx, node, ready, versions, keyed=True))
-    pending_t.write(ctx.epoch, pending.where(lt > varying(wm, lt)), snapshot=True)
+    pending_t.write(ctx.epoch, pending.where(above(lt, wm)), snapshot=True)
     versions_t.write(ctx.epoch, _prune(node, versions, wm), snapshot=True)
     return Lowered(out)
 
@@ -49,8 +49,7 @@ def epoch_temporal_join(ctx: EpochContext, node: P.TemporalJoin, left: Lowered, 
 def _prune(node: P.TemporalJoin, versions: DataFrame, wm: int) -> DataFrame:
     rt = fcol(node.right_time)
     keys = [fcol(k) for k in node.right_keys] + [F.col(TASK)]
-    rms = F.unix_millis(rt)
-    old = rms <= varying(wm, rms)
+    old = at_most(F.unix_millis(rt), wm)
     newest_old = Window.partitionBy(*keys, old).orderBy(rt.desc())
     ranked = versions.withColumn("__rn", F.row_number().over(newest_old))
     return ranked.where(~old | (F.col("__rn") == 1)).drop("__rn")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from sqlengine.functions.varying import varying
+from sqlengine.functions.varying import above, at_most
 from sqlengine.hidden import TASK, Lowered, fcol, fcols
 from sqlengine.physical.operators.window_aggregate.batch import aggregate, final, grouped, partial_keys, sessionize
 from sqlengine.physical.shared.aggregates import MERGE
@@ -62,8 +62,7 @@ def epoch_window_aggregate(ctx: EpochContext, node: P.WindowAggregate, child: Lo
     width = len(node.input.schema)
     assigned = assign_windows(spec, child.df, width)
     start, end = f"f{width}", f"f{width + 1}"
-    ends = _ms(F.col(end))
-    fresh = assigned.where(ends > varying(ctx.previous_input_watermark, ends))
+    fresh = assigned.where(above(_ms(F.col(end)), ctx.previous_input_watermark))
     if not mergeable:
         fresh = ctx.exchange(fresh, [fcol(k) for k in node.keys])
         closed = fire_closed(ctx, "pending", fresh, [f"f{k}" for k in node.keys], end)
@@ -118,20 +117,18 @@ def _sliced(ctx: EpochContext, node: P.WindowAggregate, child: Lowered, width_ms
     t = _ms(fcol(spec.time_col))
     s = align(t, width_ms, spec.offset_ms)
     prev = ctx.previous_input_watermark
-    open_until = _last_end(spec, s)
-    fresh = child.df.where(open_until > varying(prev, open_until))  # rows with a window still open
+    fresh = child.df.where(above(_last_end(spec, s), prev))  # rows with a window still open
     keys = [fcol(k).alias(f"k{i}") for i, k in enumerate(node.keys)]
     aggs = ctx.aggregates(node.aggs)
     partial = fresh.groupBy(*keys, s.alias("__ss")).agg(*(aggs or [F.count(F.lit(1)).alias("__none")]))
     table, pending = pend(ctx, "slices", _routed(ctx, node, partial), partial_keys(node))
     ctx.settle(pending)
     wm = ctx.input_watermark
-    last = _last_end(spec, F.col("__ss"))
-    table.write(ctx.epoch, pending.where(last > varying(wm, last)), snapshot=True)
+    table.write(ctx.epoch, pending.where(above(_last_end(spec, F.col("__ss")), wm)), snapshot=True)
     values = [c for c in pending.columns if c != "__ss"]
     windows = pending.select(*values, F.explode(windows_containing(spec, F.col("__ss"))).alias("w"))
     end = _ms(F.col("w.end"))
-    due = windows.where((end > varying(prev, end)) & (end <= varying(wm, end)))
+    due = windows.where(above(end, prev) & at_most(end, wm))
     return Lowered(final(node, _merged(node, due, "w.start", "w.end")))
 
 
@@ -141,8 +138,7 @@ def _session(ctx: EpochContext, node: P.WindowAggregate, child: Lowered) -> Lowe
     width = len(node.input.schema)
     t = F.col(f"f{spec.time_col}")
     gap = spec.gap_ms
-    reach = _ms(t) + F.lit(gap)
-    fresh = child.df.where(reach > varying(ctx.previous_input_watermark, reach))
+    fresh = child.df.where(above(_ms(t) + F.lit(gap), ctx.previous_input_watermark))
     keys = [f"f{k}" for k in (spec.partition_keys or node.keys)]
     fresh = ctx.exchange(fresh.select(*fcols(width)), [F.col(k) for k in keys])
     table = ctx.table("pending", fresh.schema, keys)
@@ -151,7 +147,7 @@ def _session(ctx: EpochContext, node: P.WindowAggregate, child: Lowered) -> Lowe
     marked = ctx.persist(sessionize(node, pending))
     wm = ctx.input_watermark
     we = _ms(F.col("__we"))
-    closed = marked.where(we <= varying(wm, we))
+    closed = marked.where(at_most(we, wm))
     out = ctx.persist(aggregate(ctx, node, closed, F.col("__ws"), F.col("__we")))
-    table.write(ctx.epoch, marked.where(we > varying(wm, we)), snapshot=True)
+    table.write(ctx.epoch, marked.where(above(we, wm)), snapshot=True)
     return Lowered(out)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pyspark.sql import functions as F
 
-from sqlengine.functions.varying import varying
+from sqlengine.functions.varying import above
 from sqlengine.hidden import COUNT, Lowered, fcols
 from sqlengine.physical.operator import register
 from sqlengine.physical.shared.joins import JoinOperator, join_frames, join_key
@@ -36,9 +36,8 @@ class WindowJoin(JoinOperator):
         nl, nr = len(node.left.schema), len(node.right.schema)
         lend, rend = f"f{node.left_window[1]}", f"f{node.right_window[1]}"
         lkey, rkey = join_key(node, (node.left_window, node.right_window))
-        le, re_ = F.unix_millis(F.col(lend)), F.unix_millis(F.col(rend))
-        fl = left.df.select(*fcols(nl)).where(le > varying(prev, le))
-        fr = right.df.select(*fcols(nr)).where(re_ > varying(prev, re_))
+        fl = left.df.select(*fcols(nl)).where(above(F.unix_millis(F.col(lend)), prev))
+        fr = right.df.select(*fcols(nr)).where(above(F.unix_millis(F.col(rend)), prev))
         waiting = [pend(ctx, "left", ctx.exchange(fl, lkey), lkey), pend(ctx, "right", ctx.exchange(fr, rkey), rkey)]
         ctx.settle(*(pending for _, pending in waiting))
         cl = close(ctx, waiting[0], lend).withColumn(COUNT, F.lit(1).cast("long"))
