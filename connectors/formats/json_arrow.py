@@ -216,15 +216,24 @@ class Decoder:
         return got if got is not None else self.nulls(n)
 
     def _read(self, values: list) -> Optional[pa.Array]:
-        import pyarrow.json as pj
         if values.count(None):  # a tombstone's row is dropped later: any object will do
             values = [b"{}" if v is None else v for v in values]
-        buf = b"\n".join(values)
-        if buf.count(b"\n") != len(values) - 1 or b"\r" in buf:
+        return self._read_joined(b"\n".join(values), np.fromiter(map(len, values), np.int64, len(values)))
+
+    def decode_joined(self, buf, lengths: np.ndarray) -> pa.Array:
+        """``decode`` of values given as ``b"\\n".join(values)`` (bytes or bytearray, a
+        tombstone as ``{}``) and their lengths (connectors/kafka/native.py builds these)."""
+        n = len(lengths)
+        got = self._read_joined(buf, lengths) if n else None
+        return got if got is not None else self.nulls(n)
+
+    def _read_joined(self, buf, lengths: np.ndarray) -> Optional[pa.Array]:
+        import pyarrow.json as pj
+        n = len(lengths)
+        if buf.count(b"\n") != n - 1 or b"\r" in buf:
             return None  # a line break inside a record
         if _CORRUPT in buf:
             return None  # Spark's reading would take it as its corrupt-record field
-        lengths = np.fromiter(map(len, values), np.int64, len(values))
         if int(lengths.min()) < 2:
             return None
         ends = np.cumsum(lengths + 1) - 1  # index of the newline after each record
@@ -239,7 +248,7 @@ class Decoder:
                                               newlines_in_values=False))
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError, ValueError):
             return None
-        if table.num_rows != len(values):
+        if table.num_rows != n:
             return None
         arrays = [table.column(i).combine_chunks() for i in range(table.num_columns)]
         try:  # Arrow keeps a string's bytes as they are; Spark reads invalid UTF-8 as U+FFFD
@@ -248,5 +257,5 @@ class Decoder:
                     a.validate(full=True)
         except pa.ArrowInvalid:
             return None
-        arrays.append(pa.nulls(len(values), pa.string()))
+        arrays.append(pa.nulls(n, pa.string()))
         return pa.StructArray.from_arrays(arrays, fields=list(self.type))

@@ -208,49 +208,124 @@ def eoi_batch(fields: list[str], options: dict) -> pa.RecordBatch:
     return pa.RecordBatch.from_arrays(arrays, names=fields + ["__eoi"])
 
 
+def _native(options: dict, fields: list[str]) -> bool:
+    """Whether to read with connectors/kafka/native.py (records without a Python object
+    each): unless ``native`` is ``false`` (tests compare the two paths), numba or
+    librdkafka is missing, or headers are read (a rare field: confluent-kafka's path)."""
+    if options.get("native", "true") == "false" or "__headers" in fields:
+        return False
+    from connectors.kafka import native
+    return native.available()
+
+
 def read_ranges(options: dict, fields: list[str], part: Range) -> Iterator[pa.RecordBatch]:
-    from confluent_kafka import Consumer, TopicPartition
     timeout = float(options.get("timeout_s", "60"))
     conf = {**FETCH, **client(options), "enable.auto.commit": False, "enable.partition.eof": True,
             "auto.offset.reset": "error"}  # records gone from the broker: an error, not a skip
-    consumer = Consumer(conf)
     todo = {(t, p): (s, e) for t, p, s, e in part.ranges if e > s}
     fast = _decoder(options)
+    if _native(options, fields):
+        from connectors.kafka import native
+        consumer = native.Consumer(conf)
+        records = _native_records
+    else:
+        consumer = _Confluent(conf)
+        records = _message_records
     try:
-        consumer.assign([TopicPartition(t, p, s) for (t, p), (s, _) in todo.items()])
+        consumer.assign([(t, p, s) for (t, p), (s, _) in todo.items()])
         idle_since = time.monotonic()
         left = sum(e - s for s, e in todo.values())  # offsets still to read (an upper bound on records)
         while todo:
             # Ask for no more than can come: consume() returns as soon as it has that many
             # messages (records or end-of-partition events), instead of waiting out its timeout.
-            msgs = consumer.consume(max(1, min(CONSUME_BATCH, left)), 0.5)
-            if not msgs:
+            got = consumer.take(max(1, min(CONSUME_BATCH, left)), 0.5)
+            if got is None:
                 if time.monotonic() - idle_since > timeout:
                     left = ", ".join(f"{t}-{p} [{s}, {e})" for (t, p), (s, e) in todo.items())
                     raise KafkaReadError(f"Timed out after {timeout:g} s reading Kafka partition(s) {left}: "
                                          f"the broker did not return the records (is it reachable?).")
                 continue
             idle_since = time.monotonic()
-            data, finished = _split(msgs, todo)
-            if data:
-                yield from _batches(data, fields, todo, fast)
+            out, finished = records(got, fields, todo, fast)
+            if out:
+                yield from out
                 reached("kafka-read")
-            positions = consumer.position([TopicPartition(t, p) for t, p in todo])
             left = 0
-            for x in positions:
-                s, e = todo[(x.topic, x.partition)]
-                if x.offset >= e:
-                    finished.add((x.topic, x.partition))
-                elif (x.topic, x.partition) not in finished:
-                    left += e - max(s, x.offset)
+            for tp, at in consumer.positions(list(todo)).items():
+                s, e = todo[tp]
+                if at >= e:
+                    finished.add(tp)
+                elif tp not in finished:
+                    left += e - max(s, at)
             if finished:
-                gone = [TopicPartition(t, p) for t, p in finished if (t, p) in todo]
+                gone = [tp for tp in finished if tp in todo]
                 for tp in finished:
                     todo.pop(tp, None)
                 if gone and todo:
-                    consumer.incremental_unassign(gone)
+                    consumer.drop(gone)
     finally:
         consumer.close()
+
+
+class _Confluent:
+    """confluent-kafka's consumer behind the interface of connectors/kafka/native.py's."""
+
+    def __init__(self, conf: dict):
+        from confluent_kafka import Consumer
+        self.consumer = Consumer(conf)
+
+    def assign(self, tps: list[tuple[str, int, int]]) -> None:
+        from confluent_kafka import TopicPartition
+        self.consumer.assign([TopicPartition(t, p, s) for t, p, s in tps])
+
+    def take(self, n: int, timeout_s: float) -> Optional[list]:
+        return self.consumer.consume(n, timeout_s) or None
+
+    def positions(self, tps: list[tuple[str, int]]) -> dict[tuple[str, int], int]:
+        from confluent_kafka import TopicPartition
+        return {(x.topic, x.partition): x.offset for x in self.consumer.position([TopicPartition(t, p) for t, p in tps])}
+
+    def drop(self, tps: list[tuple[str, int]]) -> None:
+        from confluent_kafka import TopicPartition
+        self.consumer.incremental_unassign([TopicPartition(t, p) for t, p in tps])
+
+    def close(self) -> None:
+        self.consumer.close()
+
+
+def _message_records(msgs: list, fields: list[str], todo: dict, fast) -> tuple[list, set]:
+    data, finished = _split(msgs, todo)
+    return (list(_batches(data, fields, todo, fast)) if data else []), finished
+
+
+def _native_records(batch, fields: list[str], todo: dict, fast) -> tuple[list, set]:
+    """``_message_records`` of a connectors/kafka/native.py batch (which it releases)."""
+    from connectors.kafka import native
+    try:
+        finished: set = set()
+        for i in np.flatnonzero(batch.err != 0):  # end-of-partition events and errors: few
+            code, p, at = int(batch.err[i]), int(batch.partition[i]), int(batch.offset[i])
+            t = batch.consumer.topic(int(batch.rkt[i])) if batch.rkt[i] else "?"
+            if code == native.AUTO_OFFSET_RESET:
+                raise KafkaReadError(f"Kafka partition {t}-{p} no longer holds offset {at} (deleted by retention or "
+                                     f"DeleteRecords after the epoch was planned): {batch.error_text(i)}")
+            if code != native.PARTITION_EOF:
+                raise KafkaReadError(f"Reading Kafka partition {t}-{p} failed: {batch.error_text(i)}")
+            if (t, p) in todo and at >= todo[(t, p)][1]:
+                finished.add((t, p))
+        rows = np.flatnonzero(batch.err == 0)
+        if not len(rows):
+            return [], finished
+        names, tindex = batch.topics(rows)
+        parts, offsets = batch.partition[rows], batch.offset[rows]
+        keep = _in_range(names, tindex, parts, offsets, todo)
+        if not keep.all():
+            rows, tindex, parts, offsets = rows[keep], tindex[keep], parts[keep], offsets[keep]
+        if not len(rows):
+            return [], finished
+        return list(_NativeColumns(batch, rows, names, tindex, parts, offsets, fast).batches(fields)), finished
+    finally:
+        batch.release()
 
 
 def _split(msgs: list, todo: dict) -> tuple[list, set]:
@@ -278,6 +353,16 @@ def _split(msgs: list, todo: dict) -> tuple[list, set]:
     return list(itertools.compress(msgs, ok)), finished
 
 
+def _in_range(names: list[str], tindex, parts, offsets, todo: dict) -> np.ndarray:
+    """Which records lie inside their partition's range (not past its end, of a partition still read)."""
+    width = int(parts.max()) + 1
+    ends = np.full(len(names) * width, -1, np.int64)  # -1: not read (any offset is past it)
+    for (t, p), (_, e) in todo.items():
+        if t in names and p < width:
+            ends[names.index(t) * width + p] = e
+    return offsets < ends[tindex * width + parts]
+
+
 def _batches(msgs: list, fields: list[str], todo: dict, fast=None) -> Iterator[pa.RecordBatch]:
     """Arrow batches of the records inside their partition's range (a record past the
     range's end, or of a partition no longer read, is dropped), each batch's binary
@@ -289,63 +374,75 @@ def _batches(msgs: list, fields: list[str], todo: dict, fast=None) -> Iterator[p
     names = sorted(set(topics))
     tindex = (np.zeros(len(msgs), np.int32) if len(names) == 1
               else np.fromiter(map({t: i for i, t in enumerate(names)}.__getitem__, topics), np.int32, len(msgs)))
-    width = int(parts.max()) + 1
-    ends = np.full(len(names) * width, -1, np.int64)  # -1: not read (any offset is past it)
-    for (t, p), (_, e) in todo.items():
-        if t in names and p < width:
-            ends[names.index(t) * width + p] = e
-    keep = offsets < ends[tindex * width + parts]
+    keep = _in_range(names, tindex, parts, offsets, todo)
     if not keep.all():
         msgs = list(itertools.compress(msgs, keep))
         tindex, parts, offsets = tindex[keep], parts[keep], offsets[keep]
-    cols = _Columns(msgs, names, tindex, parts, offsets, fast)
-    yield from cols.batches(fields)
+    yield from _MessageColumns(msgs, names, tindex, parts, offsets, fast).batches(fields)
 
 
 class _Columns:
-    """The record fields of a list of messages as Arrow arrays, built from buffers
-    (``pa.array`` would import pandas in every Python worker: ~0.3-0.8 s each)."""
+    """The record fields of some records as Arrow arrays, built from buffers (``pa.array``
+    would import pandas in every Python worker: ~0.3-0.8 s each). Subclasses give the
+    records' payloads, timestamps and the rest; this class the columns and the batches."""
 
-    def __init__(self, msgs: list, topics: list[str], tindex, parts, offsets, fast=None):
-        self.msgs, self.topics, self.tindex, self.parts, self.offsets = msgs, topics, tindex, parts, offsets
-        self.fast = fast
-        self._values: Optional[list] = None
+    def __init__(self, topics: list[str], tindex, parts, offsets, fast=None):
+        self.topics, self.tindex, self.parts, self.offsets, self.fast = topics, tindex, parts, offsets, fast
 
-    def values(self) -> list:
-        from confluent_kafka import Message
-        if self._values is None:
-            self._values = list(map(Message.value, self.msgs))
-        return self._values
+    def __len__(self) -> int:
+        return len(self.offsets)
 
+    # -- per source of records
+    def value_bytes(self) -> int:
+        raise NotImplementedError
+
+    def part(self, lo: int, hi: int) -> "_Columns":
+        raise NotImplementedError
+
+    def binary(self, key: bool) -> pa.Array:
+        raise NotImplementedError
+
+    def empty_values(self) -> pa.Array:
+        """Empty bytes where a value is, None where there is none (no copy of the bytes)."""
+        raise NotImplementedError
+
+    def decoded(self) -> pa.Array:
+        raise NotImplementedError
+
+    def stamps(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each record's timestamp and its type (librdkafka's numbers)."""
+        raise NotImplementedError
+
+    def epochs(self) -> pa.Array:
+        raise NotImplementedError
+
+    def headers(self) -> pa.Array:
+        raise NotImplementedError
+
+    # -- the columns
     def batches(self, fields: list[str]) -> Iterator[pa.RecordBatch]:
-        n = len(self.msgs)
-        size = sum(map(len, filter(None, self.values()))) if "__value" in fields else 0
+        n = len(self)
+        size = self.value_bytes() if "__value" in fields else 0
         if size >= BINARY_LIMIT and n > 1:  # halve until each part's values fit in 32-bit offsets
             half = n // 2
             for lo, hi in ((0, half), (half, n)):
-                part = _Columns(self.msgs[lo:hi], self.topics, self.tindex[lo:hi], self.parts[lo:hi],
-                                self.offsets[lo:hi], self.fast)
-                part._values = self._values[lo:hi]
-                yield from part.batches(fields)
+                yield from self.part(lo, hi).batches(fields)
             return
         done = {}
         if FAST in fields:
             done[FAST] = self.column(FAST)
             covered = self.fast.covers(done[FAST])  # json_arrow: Spark needs none of the bytes
             if "__value" in fields and covered:
-                done["__value"] = _empty_binary(self.values())
+                done["__value"] = self.empty_values()
             done[FAST] = self.fast.narrow(done[FAST], covered)
         arrays = [done[f] if f in done else self.column(f) for f in fields] + [_bools(np.zeros(n, np.bool_))]
         yield pa.RecordBatch.from_arrays(arrays, names=fields + ["__eoi"])
 
     def column(self, field: str) -> pa.Array:
-        from confluent_kafka import Message
-        if field == "__value":
-            return _binary(self.values())
+        if field in ("__value", "__key"):
+            return self.binary(field == "__key")
         if field == FAST:
-            return self.fast.decode(self.values())
-        if field == "__key":
-            return _binary(list(map(Message.key, self.msgs)))
+            return self.decoded()
         if field == "__topic":
             dictionary = pa.Array.from_buffers(pa.string(), len(self.topics), _offsets_and_data(
                 [t.encode() for t in self.topics]))
@@ -354,16 +451,123 @@ class _Columns:
             return _numbers(self.parts, pa.int32())
         if field == "__offset":
             return _numbers(self.offsets, pa.int64())
-        stamps = list(map(Message.timestamp, self.msgs))
         if field == "__timestamp":
-            return _numbers(np.fromiter(map(operator.itemgetter(1), stamps), np.int64, len(stamps)), pa.int64())
+            return _numbers(self.stamps()[0], pa.int64())
         if field == "__timestamp_type":
-            return pa.array([TIMESTAMP_TYPES.get(t, "NoTimestampType") for t, _ in stamps], pa.string())
+            kinds = self.stamps()[1]
+            names = pa.array([TIMESTAMP_TYPES[k] for k in range(len(TIMESTAMP_TYPES))], pa.string())
+            return names.take(_numbers(np.where((kinds >= 0) & (kinds < len(TIMESTAMP_TYPES)), kinds, 0)
+                                       .astype(np.int32), pa.int32()))
         if field == "__headers":
-            return pa.array([list(m.headers() or []) for m in self.msgs], FIELDS["__headers"])
+            return self.headers()
         if field == "__leader_epoch":
-            return pa.array(list(map(Message.leader_epoch, self.msgs)), pa.int32())
+            return self.epochs()
         raise KafkaReadError(f"Unknown Kafka record field {field}")
+
+
+class _MessageColumns(_Columns):
+    """Records as confluent-kafka ``Message`` objects."""
+
+    def __init__(self, msgs: list, topics: list[str], tindex, parts, offsets, fast=None):
+        super().__init__(topics, tindex, parts, offsets, fast)
+        self.msgs = msgs
+        self._values: Optional[list] = None
+        self._stamps = None
+
+    def values(self) -> list:
+        from confluent_kafka import Message
+        if self._values is None:
+            self._values = list(map(Message.value, self.msgs))
+        return self._values
+
+    def value_bytes(self) -> int:
+        return sum(map(len, filter(None, self.values())))
+
+    def part(self, lo: int, hi: int) -> _Columns:
+        out = _MessageColumns(self.msgs[lo:hi], self.topics, self.tindex[lo:hi], self.parts[lo:hi],
+                              self.offsets[lo:hi], self.fast)
+        out._values = self._values[lo:hi] if self._values is not None else None
+        return out
+
+    def binary(self, key: bool) -> pa.Array:
+        from confluent_kafka import Message
+        return _binary(list(map(Message.key, self.msgs)) if key else self.values())
+
+    def empty_values(self) -> pa.Array:
+        return _empty_binary(self.values())
+
+    def decoded(self) -> pa.Array:
+        return self.fast.decode(self.values())
+
+    def stamps(self) -> tuple[np.ndarray, np.ndarray]:
+        from confluent_kafka import Message
+        if self._stamps is None:
+            pairs = list(map(Message.timestamp, self.msgs))
+            self._stamps = (np.fromiter(map(operator.itemgetter(1), pairs), np.int64, len(pairs)),
+                            np.fromiter(map(operator.itemgetter(0), pairs), np.int32, len(pairs)))
+        return self._stamps
+
+    def epochs(self) -> pa.Array:
+        from confluent_kafka import Message
+        return pa.array(list(map(Message.leader_epoch, self.msgs)), pa.int32())
+
+    def headers(self) -> pa.Array:
+        return pa.array([list(m.headers() or []) for m in self.msgs], FIELDS["__headers"])
+
+
+class _NativeColumns(_Columns):
+    """Records of a connectors/kafka/native.py batch (rows ``rows`` of it)."""
+
+    def __init__(self, batch, rows: np.ndarray, topics: list[str], tindex, parts, offsets, fast=None):
+        super().__init__(topics, tindex, parts, offsets, fast)
+        self.batch, self.rows = batch, rows
+        self._stamps = None
+
+    def value_bytes(self) -> int:
+        lens = self.batch.value_len[self.rows]
+        return int(lens[lens > 0].sum())
+
+    def part(self, lo: int, hi: int) -> _Columns:
+        return _NativeColumns(self.batch, self.rows[lo:hi], self.topics, self.tindex[lo:hi], self.parts[lo:hi],
+                              self.offsets[lo:hi], self.fast)
+
+    def binary(self, key: bool) -> pa.Array:
+        data, sizes, present = self.batch.payloads(self.rows, key)
+        return _from_sizes(data, sizes, present)
+
+    def empty_values(self) -> pa.Array:
+        present = self.batch.value_len[self.rows] >= 0
+        return _from_sizes(b"", np.zeros(len(present), np.int64), present)
+
+    def decoded(self) -> pa.Array:
+        data, sizes, _ = self.batch.payloads(self.rows, False, sep=True, null_as=b"{}")
+        return self.fast.decode_joined(data, sizes)
+
+    def stamps(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._stamps is None:
+            self._stamps = self.batch.timestamps(self.rows)
+        return self._stamps
+
+    def epochs(self) -> pa.Array:
+        epochs = self.batch.leader_epochs(self.rows)
+        present = epochs >= 0
+        if present.all():
+            return _numbers(epochs, pa.int32())
+        return pa.Array.from_buffers(pa.int32(), len(epochs), [_validity(present), pa.py_buffer(epochs)],
+                                     null_count=int((~present).sum()))
+
+
+def _validity(present: np.ndarray) -> pa.Buffer:
+    return pa.py_buffer(np.packbits(present, bitorder="little"))
+
+
+def _from_sizes(data, sizes: np.ndarray, present: np.ndarray) -> pa.Array:
+    """A binary array of the values laid end to end in ``data``, of ``sizes`` (NULL where not ``present``)."""
+    offsets = np.zeros(len(sizes) + 1, np.int32)
+    np.cumsum(sizes, out=offsets[1:])
+    nulls = int(len(present) - np.count_nonzero(present))
+    bufs = [_validity(present) if nulls else None, pa.py_buffer(offsets), pa.py_buffer(data)]
+    return pa.Array.from_buffers(pa.binary(), len(sizes), bufs, null_count=nulls)
 
 
 def _offsets_and_data(values: list) -> list:

@@ -140,13 +140,13 @@ def test_a_batch_is_covered_only_when_no_conversion_of_it_can_fail(spark):
 def test_the_reader_sends_no_bytes_for_a_covered_batch():
     import numpy as np
     from connectors.formats.json_arrow import raw_free
-    from connectors.kafka.reader import FAST, _Columns
+    from connectors.kafka.reader import FAST, _MessageColumns
     fields = wire_fields(TS_ONLY)
     d = Decoder(json.dumps(fields), json.dumps(raw_free(fields, iso=False)))
 
     def value_column(values: list) -> list:
         n = len(values)
-        cols = _Columns([None] * n, ["t"], np.zeros(n, np.int32), np.zeros(n, np.int32), np.arange(n), d)
+        cols = _MessageColumns([None] * n, ["t"], np.zeros(n, np.int32), np.zeros(n, np.int32), np.arange(n), d)
         cols._values = values
         got = next(cols.batches(["__value", FAST]))
         assert got.column(1).null_count == 0
@@ -162,14 +162,14 @@ def test_the_reader_sends_null_for_values_no_operator_reads():
     batch is covered (else Spark's conversion of it may fail, as Flink's decoding would)."""
     import numpy as np
     from connectors.formats.json_arrow import raw_free
-    from connectors.kafka.reader import FAST, _Columns
+    from connectors.kafka.reader import FAST, _MessageColumns
     fields = wire_fields(TS_ONLY + [("s", T.STRING())])
     unread = [["s"], ["r", "id"], ["ts"]]
     d = Decoder(json.dumps(fields), json.dumps(raw_free(fields, iso=False)), json.dumps(unread))
 
     def read(values: list) -> list:
         n = len(values)
-        cols = _Columns([None] * n, ["t"], np.zeros(n, np.int32), np.zeros(n, np.int32), np.arange(n), d)
+        cols = _MessageColumns([None] * n, ["t"], np.zeros(n, np.int32), np.zeros(n, np.int32), np.arange(n), d)
         cols._values = values
         return next(cols.batches(["__value", FAST])).column(1).to_pylist()
     good = [b'{"i": 1, "ts": "2023-01-01 10:00:00", "s": "x", "r": {"id": 7, "at": "2023-01-01 10:00:00"}}',

@@ -60,13 +60,13 @@ def test_bounded_read_with_metadata_and_key_fields(session, kafka_bootstrap):
     assert sorted(counts) == [[0, 100, 0, 99], [1, 100, 0, 99], [2, 100, 0, 99]]
 
 
-def _stream_reader(bootstrap: str, topic: str, startup: str = "earliest-offset", group: str = ""):
+def _stream_reader(bootstrap: str, topic: str, startup: str = "earliest-offset", group: str = "", native: str = "true"):
     from connectors.kafka.reader import KafkaStreamReader
     client = {"bootstrap.servers": bootstrap, **({"group.id": group} if group else {})}
     options = {"client_secret_config": json.dumps(client), "topics": json.dumps([topic]), "pattern": "",
                "startup": json.dumps({"mode": startup}), "bounded": json.dumps({"mode": "latest-offset"}),
                "fields": "__value,__offset", "source_id": f"test#{topic}", "num_partitions": "2",
-               "timeout_s": "30"}
+               "timeout_s": "30", "native": native}
     return KafkaStreamReader(options, ["__value", "__offset"])
 
 
@@ -79,7 +79,8 @@ def _delete_records(bootstrap: str, topic: str, before: dict[int, int]) -> None:
         f.result()
 
 
-def test_records_deleted_after_the_epoch_was_planned_fail_the_read(kafka_bootstrap):
+@pytest.mark.parametrize("native", ["true", "false"])  # connectors/kafka/native.py, confluent-kafka's consumer
+def test_records_deleted_after_the_epoch_was_planned_fail_the_read(kafka_bootstrap, native):
     """The flaky ``0 == 300`` of the bounded read above: its records (2023 timestamps) were
     deleted by the broker's time retention between planning epoch 0 ([0, 100) per
     partition) and reading it; the tasks' consumers reset to the new log start (100),
@@ -88,7 +89,7 @@ def test_records_deleted_after_the_epoch_was_planned_fail_the_read(kafka_bootstr
     from connectors.kafka.reader import KafkaReadError
     topic = new_topic(kafka_bootstrap, 2)
     produce(kafka_bootstrap, topic, ({"value": str(i), "partition": i % 2} for i in range(20)))
-    reader = _stream_reader(kafka_bootstrap, topic)
+    reader = _stream_reader(kafka_bootstrap, topic, native=native)
     try:
         start = reader.initialOffset()
         end = reader.latestOffset(start, reader.getDefaultReadLimit())
