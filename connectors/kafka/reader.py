@@ -12,7 +12,10 @@ offset so that a restored job ends at the same place; ``phase`` as in the filesy
 reader (0 data, 1 the micro-batch holding the ``__eoi`` row was planned, 2 one more
 empty micro-batch was planned). ``src`` tags one scan's offsets.
 
-A task reads its ranges with its own consumer (``assign`` at the start offset) until
+A task reads its ranges with its own consumer (``assign`` at the start offset): the
+loops of connectors/kafka/native.py over librdkafka's records (no Python object per
+record), or confluent-kafka's ``Consumer`` when headers are read or numba is missing; the
+two yield the same batches (tests/connectors/kafka/test_native_reader.py). It reads until
 its position reaches the end offset: the position moves over transaction markers and,
 with ``read_committed``, over aborted records, so a range may yield fewer records than
 offsets. The driver's end offsets are the partitions' high watermarks, which are the
@@ -214,6 +217,8 @@ def _native(options: dict, fields: list[str]) -> bool:
     librdkafka is missing, or headers are read (a rare field: confluent-kafka's path)."""
     if options.get("native", "true") == "false" or "__headers" in fields:
         return False
+    if not all(isinstance(v, (str, int, float, bool)) for v in json.loads(options["client_secret_config"]).values()):
+        return False  # a Python callback among the client's properties: confluent-kafka's to call
     from connectors.kafka import native
     return native.available()
 
