@@ -27,9 +27,14 @@ from typing import Optional
 
 import numpy as np
 
+from connectors.kafka.rdkafka_abi import MESSAGE
+
 log = logging.getLogger("sqlengine.kafka")
 PARTITION_EOF, AUTO_OFFSET_RESET = -191, -140  # RD_KAFKA_RESP_ERR__PARTITION_EOF, __AUTO_OFFSET_RESET
-CONSUMER = 1  # RD_KAFKA_CONSUMER
+PRODUCER, CONSUMER = 0, 1  # RD_KAFKA_PRODUCER, RD_KAFKA_CONSUMER
+QUEUE_FULL = -184  # RD_KAFKA_RESP_ERR__QUEUE_FULL
+MSG_F_COPY = 0x2  # RD_KAFKA_MSG_F_COPY
+PARTITION_UA = -1  # RD_KAFKA_PARTITION_UA: the configured partitioner picks
 NO_TIMESTAMP = -1
 
 
@@ -44,6 +49,7 @@ class _PartitionList(ctypes.Structure):
 
 
 _LOG_CB = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p)
+_DR_CB = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
 _LEVELS = {0: logging.CRITICAL, 1: logging.CRITICAL, 2: logging.CRITICAL, 3: logging.ERROR, 4: logging.WARNING,
            5: logging.INFO, 6: logging.INFO, 7: logging.DEBUG}
 
@@ -96,6 +102,15 @@ def _lib():
         "rd_kafka_err2str": ([i], cp), "rd_kafka_topic_name": ([vp], cp),
         "rd_kafka_message_destroy": ([vp], None), "rd_kafka_message_timestamp": ([vp, vp], ctypes.c_int64),
         "rd_kafka_message_leader_epoch": ([vp], ctypes.c_int32),
+        "rd_kafka_conf_set_dr_msg_cb": ([vp, _DR_CB], None),
+        "rd_kafka_topic_new": ([vp, cp, vp], vp), "rd_kafka_topic_destroy": ([vp], None),
+        "rd_kafka_produce_batch": ([vp, ctypes.c_int32, i, vp, i], i),
+        "rd_kafka_poll": ([vp, i], i), "rd_kafka_flush": ([vp, i], i), "rd_kafka_outq_len": ([vp], i),
+        "rd_kafka_init_transactions": ([vp, i], vp), "rd_kafka_begin_transaction": ([vp], vp),
+        "rd_kafka_send_offsets_to_transaction": ([vp, ctypes.POINTER(_PartitionList), vp, i], vp),
+        "rd_kafka_commit_transaction": ([vp, i], vp), "rd_kafka_abort_transaction": ([vp, i], vp),
+        "rd_kafka_consumer_group_metadata_new": ([cp], vp),
+        "rd_kafka_consumer_group_metadata_destroy": ([vp], None),
     }
     for name, (args, res) in sig.items():
         f = getattr(lib, name)
@@ -128,37 +143,57 @@ class NativeError(RuntimeError):
     pass
 
 
+def _client(lib, kind: int, conf: dict, dr_cb=None) -> int:
+    """A ``rd_kafka_t`` of ``kind`` on ``conf`` (confluent-kafka's ``logger`` key left out: logs go to ours)."""
+    cf = lib.rd_kafka_conf_new()
+    err = ctypes.create_string_buffer(512)
+    for k, v in conf.items():
+        if k == "logger":
+            continue
+        v = ("true" if v else "false") if isinstance(v, bool) else str(v)
+        if lib.rd_kafka_conf_set(cf, k.encode(), v.encode(), err, len(err)) != 0:
+            lib.rd_kafka_conf_destroy(cf)
+            raise NativeError(f"Kafka client property {k}: {err.value.decode(errors='replace')}")
+    lib.rd_kafka_conf_set_log_cb(cf, _log)
+    if dr_cb is not None:
+        lib.rd_kafka_conf_set_dr_msg_cb(cf, dr_cb)
+    rk = lib.rd_kafka_new(kind, cf, err, len(err))  # owns the conf from here, on success only
+    if not rk:
+        lib.rd_kafka_conf_destroy(cf)
+        raise NativeError(f"Could not create a Kafka client: {err.value.decode(errors='replace')}")
+    return rk
+
+
+def _partition_list(lib, tps):
+    """A ``rd_kafka_topic_partition_list_t`` of (topic, partition[, offset]) (the caller destroys it)."""
+    lst = lib.rd_kafka_topic_partition_list_new(max(1, len(tps)))
+    for tp in tps:
+        el = lib.rd_kafka_topic_partition_list_add(lst, tp[0].encode(), tp[1])
+        if len(tp) > 2:
+            el.contents.offset = tp[2]
+    return lst
+
+
+def _check(lib, error: Optional[int], what: str) -> None:
+    """Raise for a ``rd_kafka_error_t`` (and free it)."""
+    if error:
+        text = lib.rd_kafka_error_string(error).decode(errors="replace")
+        lib.rd_kafka_error_destroy(error)
+        raise NativeError(f"{what}: {text}")
+
+
 class Consumer:
     """A consumer on assigned partitions (no group membership), as reader.py uses one."""
 
     def __init__(self, conf: dict):
-        lib = _lib()
-        self.lib = lib
-        cf = lib.rd_kafka_conf_new()
-        err = ctypes.create_string_buffer(512)
-        for k, v in conf.items():
-            if k == "logger":
-                continue
-            v = ("true" if v else "false") if isinstance(v, bool) else str(v)
-            if lib.rd_kafka_conf_set(cf, k.encode(), v.encode(), err, len(err)) != 0:
-                lib.rd_kafka_conf_destroy(cf)
-                raise NativeError(f"Kafka client property {k}: {err.value.decode(errors='replace')}")
-        lib.rd_kafka_conf_set_log_cb(cf, _log)
-        self.rk = lib.rd_kafka_new(CONSUMER, cf, err, len(err))  # owns the conf from here, on success only
-        if not self.rk:
-            lib.rd_kafka_conf_destroy(cf)
-            raise NativeError(f"Could not create a Kafka consumer: {err.value.decode(errors='replace')}")
+        self.lib = lib = _lib()
+        self.rk = _client(lib, CONSUMER, conf)
         self.queue = lib.rd_kafka_queue_get_consumer(self.rk)
         self.k = _kernels()
         self._names: dict[int, str] = {}
 
     def _list(self, tps):
-        lst = self.lib.rd_kafka_topic_partition_list_new(max(1, len(tps)))
-        for tp in tps:
-            el = self.lib.rd_kafka_topic_partition_list_add(lst, tp[0].encode(), tp[1])
-            if len(tp) > 2:
-                el.contents.offset = tp[2]
-        return lst
+        return _partition_list(self.lib, tps)
 
     def assign(self, tps: list[tuple[str, int, int]]) -> None:
         lst = self._list(tps)
@@ -176,10 +211,7 @@ class Consumer:
         finally:
             self.lib.rd_kafka_topic_partition_list_destroy(lst)
         self._names.clear()  # a topic handle may go with its partitions
-        if error:
-            text = self.lib.rd_kafka_error_string(error).decode(errors="replace")
-            self.lib.rd_kafka_error_destroy(error)
-            raise NativeError(f"Could not unassign Kafka partitions: {text}")
+        _check(self.lib, error, "Could not unassign Kafka partitions")
 
     def positions(self, tps: list[tuple[str, int]]) -> dict[tuple[str, int], int]:
         lst = self._list(tps)
@@ -231,8 +263,7 @@ class Batch:
     def error_text(self, i: int) -> str:
         """``rd_kafka_message_errstr``: the payload of an error message, else the code's text."""
         ptr = int(self.ptrs[i])
-        layout = self.consumer.k.MESSAGE
-        m = np.frombuffer((ctypes.c_char * layout.itemsize).from_address(ptr), layout)[0]
+        m = np.frombuffer((ctypes.c_char * MESSAGE.itemsize).from_address(ptr), MESSAGE)[0]
         if m["payload"]:
             return ctypes.string_at(int(m["payload"]), int(m["len"])).decode(errors="replace")
         return self.consumer.lib.rd_kafka_err2str(int(m["err"])).decode(errors="replace")
@@ -275,3 +306,121 @@ class Batch:
         if not self._released:
             self._released = True
             self.consumer.k.destroy(self.ptrs, _fn("rd_kafka_message_destroy"))
+
+
+class Producer:
+    """A producer of Arrow binary columns (``rd_kafka_produce_batch``, payloads copied by
+    librdkafka), with the transaction calls of confluent-kafka's ``Producer`` that
+    connectors/kafka/writer.py makes. A failed delivery's error lands in ``errors``."""
+
+    def __init__(self, conf: dict):
+        self.lib = lib = _lib()
+        self.errors: list[str] = []
+
+        def delivered(rk, message, opaque) -> None:
+            try:
+                m = np.frombuffer((ctypes.c_char * MESSAGE.itemsize).from_address(message), MESSAGE)[0]
+                if m["err"] and not self.errors:
+                    self.errors.append(lib.rd_kafka_err2str(int(m["err"])).decode(errors="replace"))
+            except Exception:  # noqa: BLE001 - never raise into librdkafka
+                pass
+        self._dr = _DR_CB(delivered)  # kept alive as long as the producer
+        self.rk = _client(lib, PRODUCER, {**conf, "delivery.report.only.error": "true"}, self._dr)
+        self._topics: dict[str, int] = {}
+        self._empty = ctypes.create_string_buffer(1)  # the payload of an empty (not NULL) value
+
+    def _topic(self, name: str) -> int:
+        rkt = self._topics.get(name)
+        if rkt is None:
+            rkt = self._topics[name] = self.lib.rd_kafka_topic_new(self.rk, name.encode(), None)
+            if not rkt:
+                raise NativeError(f"Could not open Kafka topic {name} for writing")
+        return rkt
+
+    def _fill(self, msgs, array, pointer: str, length: str) -> None:
+        """Point ``msgs``' ``pointer``/``length`` fields at the values of a binary Arrow array."""
+        import pyarrow as pa
+        n = len(array)
+        bufs = array.buffers()
+        wide = pa.types.is_large_binary(array.type) or pa.types.is_large_string(array.type)
+        offsets = np.frombuffer(bufs[1], np.int64 if wide else np.int32)[array.offset:array.offset + n + 1]
+        sizes = np.diff(offsets)
+        base = bufs[2].address if bufs[2] is not None and bufs[2].size else 0
+        addresses = (base + offsets[:-1].astype(np.uint64)) if base else np.zeros(n, np.uint64)
+        addresses = np.where(sizes == 0, ctypes.addressof(self._empty), addresses)
+        if array.null_count:
+            valid = array.is_valid().to_numpy(zero_copy_only=False)
+            addresses = np.where(valid, addresses, 0)
+        msgs[pointer] = addresses
+        msgs[length] = sizes
+
+    def produce(self, topic: str, values, keys=None, partition: int = PARTITION_UA) -> None:
+        """One message per row of ``values`` (a binary array, NULL a tombstone) with ``keys``;
+        waits while librdkafka's queue is full."""
+        n = len(values)
+        if not n:
+            return
+        msgs = np.zeros(n, MESSAGE)
+        self._fill(msgs, values, "payload", "len")
+        if keys is not None:
+            self._fill(msgs, keys, "key", "key_len")
+        rkt = self._topic(topic)
+        while len(msgs):
+            done = self.lib.rd_kafka_produce_batch(rkt, partition, MSG_F_COPY, msgs.ctypes.data, len(msgs))
+            if done == len(msgs):
+                return
+            errs = msgs["err"]
+            bad = errs[(errs != 0) & (errs != QUEUE_FULL)]
+            if len(bad):
+                raise NativeError(f"Writing to Kafka topic {topic} failed: "
+                                  f"{self.lib.rd_kafka_err2str(int(bad[0])).decode(errors='replace')}")
+            msgs = msgs[errs == QUEUE_FULL].copy()  # the queue is full: let deliveries drain, then again
+            msgs["err"] = 0
+            self.lib.rd_kafka_poll(self.rk, 50)
+
+    def poll(self, timeout_s: float = 0) -> int:
+        return self.lib.rd_kafka_poll(self.rk, int(timeout_s * 1000))
+
+    def flush(self, timeout_s: float) -> int:
+        """Messages still not delivered after ``timeout_s`` (0: all delivered)."""
+        self.lib.rd_kafka_flush(self.rk, int(timeout_s * 1000))
+        return self.lib.rd_kafka_outq_len(self.rk)
+
+    def init_transactions(self, timeout_s: float) -> None:
+        _check(self.lib, self.lib.rd_kafka_init_transactions(self.rk, int(timeout_s * 1000)),
+               "Kafka transactions could not start")
+
+    def begin_transaction(self) -> None:
+        _check(self.lib, self.lib.rd_kafka_begin_transaction(self.rk), "Kafka transaction could not begin")
+
+    def send_offsets_to_transaction(self, offsets: list[tuple[str, int, int]], group: str, timeout_s: float) -> None:
+        lst = _partition_list(self.lib, offsets)
+        meta = self.lib.rd_kafka_consumer_group_metadata_new(group.encode())
+        try:
+            error = self.lib.rd_kafka_send_offsets_to_transaction(self.rk, lst, meta, int(timeout_s * 1000))
+        finally:
+            self.lib.rd_kafka_consumer_group_metadata_destroy(meta)
+            self.lib.rd_kafka_topic_partition_list_destroy(lst)
+        _check(self.lib, error, "Kafka transaction could not take the consumer offsets")
+
+    def commit_transaction(self, timeout_s: float) -> None:
+        _check(self.lib, self.lib.rd_kafka_commit_transaction(self.rk, int(timeout_s * 1000)),
+               "Kafka transaction could not commit")
+
+    def abort_transaction(self, timeout_s: float) -> None:
+        _check(self.lib, self.lib.rd_kafka_abort_transaction(self.rk, int(timeout_s * 1000)),
+               "Kafka transaction could not abort")
+
+    def close(self) -> None:
+        if self.rk:
+            for rkt in self._topics.values():
+                self.lib.rd_kafka_topic_destroy(rkt)
+            self._topics.clear()
+            self.lib.rd_kafka_destroy(self.rk)
+            self.rk = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001
+            pass

@@ -10,10 +10,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-# rd_kafka_message_t (rdkafka.h) on a 64-bit platform.
-MESSAGE = np.dtype([("err", np.int32), ("_pad0", np.int32), ("rkt", np.uint64), ("partition", np.int32),
-                    ("_pad1", np.int32), ("payload", np.uint64), ("len", np.uint64), ("key", np.uint64),
-                    ("key_len", np.uint64), ("offset", np.int64), ("_private", np.uint64)])
+from connectors.kafka.rdkafka_abi import MESSAGE
 
 _i8p = ir.IntType(8).as_pointer()
 

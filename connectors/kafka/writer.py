@@ -3,6 +3,10 @@
 Input rows: ``__value`` (bytes; null = tombstone), ``__key`` (bytes or null), and, when
 the table writes them, ``__timestamp`` (epoch ms) and ``__headers``.
 
+A task's producer is connectors/kafka/native.py's (a batch's values handed to librdkafka
+from Arrow's buffers) unless records carry timestamps or headers, which confluent-kafka's
+``Producer`` writes; tests/connectors/kafka/test_native_writer.py compares the two.
+
 ``none`` / ``at-least-once``: one idempotent producer per task; the task flushes before
 it ends and fails on any delivery error (at-least-once), so a retried task or replayed
 epoch may write records again.
@@ -83,13 +87,19 @@ class KafkaBatchWriter(DataSourceArrowWriter):
         tc = TaskContext.get()
         task = tc.partitionId()
         conf = producer_config(self.options)
+        first = next(iterator, None)
+        iterator = itertools.chain([first] if first is not None else [], iterator)
+        native = _native(self.options, conf, first)
         if self.guarantee == "exactly-once":
-            return self._write_transaction(iterator, conf, task)
+            return self._write_transaction(iterator, conf, task, native)
         if self.guarantee == "at-least-once":
             conf.setdefault("enable.idempotence", "true")
-        producer, errors = _producer(conf)
-        n = _produce_all(producer, self.topic, iterator, task, self.options)
-        left = producer.flush(self.timeout)
+        producer, errors = _producer(conf, native)
+        try:
+            n = _produce_all(producer, self.topic, iterator, task, self.options)
+            left = producer.flush(self.timeout)
+        finally:
+            _close(producer)
         if self.guarantee == "at-least-once":
             if left:
                 raise KafkaWriteError(f"{left} record(s) to topic {self.topic} were not delivered within "
@@ -98,12 +108,19 @@ class KafkaBatchWriter(DataSourceArrowWriter):
                 raise KafkaWriteError(f"Writing to Kafka topic {self.topic} failed: {errors[0]}")
         return Written(task, n)
 
-    def _write_transaction(self, iterator, conf: dict, task: int) -> Written:
-        from confluent_kafka import Consumer, TopicPartition
+    def _write_transaction(self, iterator, conf: dict, task: int, native: bool) -> Written:
         prefix, sink, query = self.options["txn_prefix"], self.options["sink_id"], self.options["query_id"]
         conf["transactional.id"] = transactional_id(prefix, sink, task)
         conf.setdefault("transaction.timeout.ms", TXN_TIMEOUT_MS)
-        producer, errors = _producer(conf)
+        producer, errors = _producer(conf, native)
+        try:
+            return self._transaction(producer, errors, iterator, conf, task, native)
+        finally:
+            _close(producer)
+
+    def _transaction(self, producer, errors: list, iterator, conf: dict, task: int, native: bool) -> Written:
+        from confluent_kafka import Consumer, TopicPartition
+        prefix, sink, query = self.options["txn_prefix"], self.options["sink_id"], self.options["query_id"]
         producer.init_transactions(self.timeout)
         marker_conf = {k: v for k, v in conf.items()
                        if k.startswith(("bootstrap.", "security.", "sasl.", "ssl.", "client."))}
@@ -125,8 +142,12 @@ class KafkaBatchWriter(DataSourceArrowWriter):
                 raise KafkaWriteError(f"Writing to Kafka topic {self.topic} failed: "
                                       f"{errors[0] if errors else f'{left} record(s) not delivered'}")
             reached("kafka-produced")
-            producer.send_offsets_to_transaction([TopicPartition(self.topic, 0, epoch + 1)],
-                                                 consumer.consumer_group_metadata(), self.timeout)
+            if native:
+                producer.send_offsets_to_transaction([(self.topic, 0, epoch + 1)], marker_conf["group.id"],
+                                                     self.timeout)
+            else:
+                producer.send_offsets_to_transaction([TopicPartition(self.topic, 0, epoch + 1)],
+                                                     consumer.consumer_group_metadata(), self.timeout)
             producer.commit_transaction(self.timeout)
             reached("kafka-committed")
             return Written(task, n)
@@ -141,9 +162,37 @@ class KafkaBatchWriter(DataSourceArrowWriter):
         with their id (a retry, a replay, or the job's recovery at start)."""
 
 
-def _producer(conf: dict):
+def _native(options: dict, conf: dict, first: Optional[pa.RecordBatch]) -> bool:
+    """Whether to write with connectors/kafka/native.py (a batch's values handed to
+    librdkafka from Arrow's buffers, no Python object per record): unless ``native`` is
+    ``false`` (tests compare the two), librdkafka cannot be loaded, a client property is
+    a Python callback, or records carry timestamps or headers (confluent-kafka's path)."""
+    if options.get("native", "true") == "false":
+        return False
+    if first is not None and {"__timestamp", "__headers"} & set(first.schema.names):
+        return False
+    if not all(k == "logger" or isinstance(v, (str, int, float, bool)) for k, v in conf.items()):
+        return False
+    from connectors.kafka import native
+    try:
+        return native._lib() is not None
+    except OSError:
+        return False
+
+
+def _close(producer) -> None:
+    from connectors.kafka import native
+    if isinstance(producer, native.Producer):
+        producer.close()
+
+
+def _producer(conf: dict, native: bool = False):
     """A producer and the list its failed deliveries go to (only failures are reported:
     a delivery callback per record would cost a Python call each)."""
+    if native:
+        from connectors.kafka.native import Producer as NativeProducer
+        p = NativeProducer(conf)
+        return p, p.errors
     from confluent_kafka import Producer
     errors: list = []
 
@@ -155,9 +204,19 @@ def _producer(conf: dict):
 
 
 def _produce_all(producer, topic: str, batches: Iterator[pa.RecordBatch], task: int, options: dict) -> int:
+    from connectors.kafka import native
     fixed = options.get("partitioner") == "fixed"
     parts = int(options.get("topic_partitions", "1"))
     n = 0
+    if isinstance(producer, native.Producer):
+        for batch in batches:
+            names = batch.schema.names
+            keys = batch.column(names.index("__key")) if "__key" in names else None
+            producer.produce(topic, batch.column(names.index("__value")), keys,
+                             task % parts if fixed else native.PARTITION_UA)
+            n += batch.num_rows
+            producer.poll(0)
+        return n
     for batch in batches:
         if batch.num_rows == 0:
             continue
