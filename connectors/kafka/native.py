@@ -128,6 +128,12 @@ def _kernels():
     return native_kernels
 
 
+def plain(conf: dict) -> bool:
+    """Whether every client property is one librdkafka takes as text (a Python callback,
+    other than confluent-kafka's ``logger``, is confluent-kafka's to call)."""
+    return all(k == "logger" or isinstance(v, (str, int, float, bool)) for k, v in conf.items())
+
+
 def available() -> bool:
     try:
         return _lib() is not None and _kernels() is not None
@@ -192,11 +198,8 @@ class Consumer:
         self.k = _kernels()
         self._names: dict[int, str] = {}
 
-    def _list(self, tps):
-        return _partition_list(self.lib, tps)
-
     def assign(self, tps: list[tuple[str, int, int]]) -> None:
-        lst = self._list(tps)
+        lst = _partition_list(self.lib, tps)
         try:
             rc = self.lib.rd_kafka_assign(self.rk, lst)
         finally:
@@ -205,7 +208,7 @@ class Consumer:
             raise NativeError(f"Could not assign Kafka partitions: {self.lib.rd_kafka_err2str(rc).decode()}")
 
     def drop(self, tps: list[tuple[str, int]]) -> None:
-        lst = self._list(tps)
+        lst = _partition_list(self.lib, tps)
         try:
             error = self.lib.rd_kafka_incremental_unassign(self.rk, lst)
         finally:
@@ -214,7 +217,7 @@ class Consumer:
         _check(self.lib, error, "Could not unassign Kafka partitions")
 
     def positions(self, tps: list[tuple[str, int]]) -> dict[tuple[str, int], int]:
-        lst = self._list(tps)
+        lst = _partition_list(self.lib, tps)
         try:
             rc = self.lib.rd_kafka_position(self.rk, lst)
             if rc != 0:

@@ -220,10 +220,8 @@ def _native(options: dict, fields: list[str]) -> bool:
     librdkafka is missing, or headers are read (a rare field: confluent-kafka's path)."""
     if options.get("native", "true") == "false" or "__headers" in fields:
         return False
-    if not all(isinstance(v, (str, int, float, bool)) for v in json.loads(options["client_secret_config"]).values()):
-        return False  # a Python callback among the client's properties: confluent-kafka's to call
     from connectors.kafka import native
-    return native.available()
+    return native.plain(json.loads(options["client_secret_config"])) and native.available()
 
 
 def read_ranges(options: dict, fields: list[str], part: Range) -> Iterator[pa.RecordBatch]:

@@ -109,8 +109,7 @@ class KafkaBatchWriter(DataSourceArrowWriter):
         return Written(task, n)
 
     def _write_transaction(self, iterator, conf: dict, task: int, native: bool) -> Written:
-        prefix, sink, query = self.options["txn_prefix"], self.options["sink_id"], self.options["query_id"]
-        conf["transactional.id"] = transactional_id(prefix, sink, task)
+        conf["transactional.id"] = transactional_id(self.options["txn_prefix"], self.options["sink_id"], task)
         conf.setdefault("transaction.timeout.ms", TXN_TIMEOUT_MS)
         producer, errors = _producer(conf, native)
         try:
@@ -171,9 +170,9 @@ def _native(options: dict, conf: dict, first: Optional[pa.RecordBatch]) -> bool:
         return False
     if first is not None and {"__timestamp", "__headers"} & set(first.schema.names):
         return False
-    if not all(k == "logger" or isinstance(v, (str, int, float, bool)) for k, v in conf.items()):
-        return False
     from connectors.kafka import native
+    if not native.plain(conf):
+        return False
     try:
         return native._lib() is not None
     except OSError:
