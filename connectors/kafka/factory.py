@@ -28,7 +28,8 @@ from connectors.base import (EOI, OP, SEQ, SPLIT, ConnectorFactory, EndOfInput, 
                              SinkContext, TransactionalSink, fold_upserts, is_deletion, progress_offset, register)
 from connectors.kafka import options as KO
 from connectors.kafka.reader import DATA, EOI_PLANNED, FAST, GroupOffsets, KafkaLag, register as register_source
-from sqlengine.config import max_rows_per_epoch
+from connectors import pace
+from sqlengine.config import checkpoint_interval_ms, max_rows_per_epoch
 from sqlengine.errors import ConnectorError
 
 BAD = "__bad"
@@ -51,6 +52,7 @@ def _source_options(ctx: ScanContext, k: KO.KafkaOptions, fields: list[str], tok
             "pattern": k.pattern or "", "startup": json.dumps(k.startup.as_dict()), "bounded": json.dumps(k.bounded.as_dict()),
             "fields": ",".join(fields), "source_id": token, "num_partitions": str(max(1, ctx.parallelism)),
             "max_rows": str(max_rows_per_epoch(ctx.conf, CONF_MAX_ROWS)), "discovery_ms": str(k.discovery_ms),
+            pace.OPTION: str(checkpoint_interval_ms(ctx.conf)),
             "timeout_s": _timeout_s(ctx.conf)}
 
 

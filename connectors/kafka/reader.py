@@ -45,6 +45,7 @@ import pyarrow as pa
 from pyspark.sql.datasource import (DataSource, DataSourceReader, DataSourceStreamReader, InputPartition)
 from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadLimit, ReadMaxRows
 
+from connectors import pace
 from sqlengine.faults import reached
 
 SOURCE_NAME = "sqlengine_kafka"
@@ -713,6 +714,7 @@ class KafkaStreamReader(DataSourceStreamReader):
         self._off: Optional[Offsets] = None
         self._tps: Optional[list[tuple[str, int]]] = None
         self._listed = 0.0
+        self.pace = pace.Pace(options)
 
     def _offsets(self) -> Offsets:
         if self._off is None:
@@ -744,6 +746,8 @@ class KafkaStreamReader(DataSourceStreamReader):
             return start if start.get("src") == self.token else {**start, "src": self.token}
         if phase == EOI_PLANNED:
             return {**start, "src": self.token, "phase": DONE}
+        if not self.pace.due():  # (no broker request: Spark asks every 10 ms)
+            return start if start.get("src") == self.token else {**start, "src": self.token}
         pos = dict(start["pos"])
         stop = start.get("stop")
         if stop is not None:
@@ -761,12 +765,13 @@ class KafkaStreamReader(DataSourceStreamReader):
             end = {k: hi for k, (_, hi) in self._offsets().bounds([split_key(k) for k in pos]).items()}
             end = {k: max(end[k], pos[k]) for k in pos}
         n = limit.max_rows if isinstance(limit, ReadMaxRows) else 0
-        end = cap(pos, end, n)
-        out = {"src": self.token, "pos": end, "stop": stop, "phase": DATA}
-        if stop is not None and all(end[k] >= stop[k] for k in stop):
+        admitted = cap(pos, end, n)
+        out = {"src": self.token, "pos": admitted, "stop": stop, "phase": DATA}
+        if stop is not None and all(admitted[k] >= stop[k] for k in stop):
             out["phase"] = EOI_PLANNED  # the micro-batch reading the last records also ends the input
-        if out["phase"] == DATA and end == start["pos"]:
+        if out["phase"] == DATA and admitted == start["pos"]:
             return start if start.get("src") == self.token else {**start, "src": self.token}
+        self.pace.admitted(capped=admitted != end)
         reached("kafka-plan")
         return out
 

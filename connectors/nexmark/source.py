@@ -35,8 +35,9 @@ from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadLimit, ReadMa
 
 from connectors.base import (EOI, SPLIT, ConnectorFactory, EndOfInput, Options, ScanContext, ScanResult,
                              progress_offset)
+from connectors import pace
 from connectors.nexmark.generator import SCHEMA, Config
-from sqlengine.config import duration_ms, max_rows_per_epoch
+from sqlengine.config import checkpoint_interval_ms, duration_ms, max_rows_per_epoch
 from sqlengine.errors import ConnectorError
 
 SOURCE_NAME = "sqlengine_nexmark"
@@ -225,6 +226,7 @@ class NexmarkStreamReader(DataSourceStreamReader):
         self.max_rows = int(options.get("max_rows", "0"))
         self.tasks = int(options.get("tasks", "1"))
         self.max_speed = options.get("max_emit_speed", "true") == "true"
+        self.pace = pace.Pace(options)
 
     def initialOffset(self) -> dict:
         now = int(time.time() * 1000)
@@ -241,6 +243,8 @@ class NexmarkStreamReader(DataSourceStreamReader):
             return {**start, "src": self.token}
         if phase == EOI_PLANNED:
             return {**start, "src": self.token, "phase": DONE}
+        if not self.pace.due():
+            return {**start, "src": self.token}
         config = _config(self.options, start["base"])
         splits = config.splits()
         counts = [s.count for s in splits]
@@ -250,12 +254,13 @@ class NexmarkStreamReader(DataSourceStreamReader):
             due = int(elapsed_us // config.inter_event_delay_us)
             end = [min(c, due) for c in counts]
         n = limit.max_rows if isinstance(limit, ReadMaxRows) else 0
-        end = _cap(start["pos"], end, n)
-        out = {**start, "src": self.token, "pos": end}
-        if all(e >= c for e, c in zip(end, counts)) and self.options.get("keep_alive") != "true":
+        admitted = _cap(start["pos"], end, n)
+        out = {**start, "src": self.token, "pos": admitted}
+        if all(e >= c for e, c in zip(admitted, counts)) and self.options.get("keep_alive") != "true":
             out["phase"] = EOI_PLANNED  # the micro-batch making the last events also ends the input
-        elif end == start["pos"]:
+        elif admitted == start["pos"]:
             return {**start, "src": self.token}
+        self.pace.admitted(capped=admitted != end)
         return out
 
     def partitions(self, start: dict, end: dict) -> list[InputPartition]:
@@ -350,6 +355,7 @@ class NexmarkFactory(ConnectorFactory):
         config = {k: v for k, v in opts.config.__dict__.items() if k != "base_time"}
         source_options = {"config": json.dumps(config), "source_id": token, "tasks": str(max(1, ctx.parallelism)),
                           "max_rows": str(max_rows_per_epoch(ctx.conf, CONF_MAX_ROWS)),
+                          pace.OPTION: str(checkpoint_interval_ms(ctx.conf)),
                           "max_emit_speed": str(opts.max_emit_speed).lower(),
                           "keep_alive": str(opts.keep_alive).lower(),
                           "base": "" if opts.base_time is None else str(opts.base_time)}

@@ -86,18 +86,21 @@ MIN_TRIGGER_MS = 50
 
 
 def trigger_interval(job: JobContext) -> str:
-    """Spark's processing-time trigger: how often an epoch (a checkpoint) starts.
+    """Spark's processing-time trigger: how often an epoch (a checkpoint) may start.
 
-    ``execution.checkpointing.interval`` when set, as Flink's checkpoint interval: an epoch
-    starts at most that often, and holds what arrived since the last one (a longer
-    interval: fewer, larger epochs, more throughput and more latency; benchmarks/README.md).
-    Unset, epochs run back to back. A throttled source asks for its own interval: a
-    datagen table produces ``rows-per-second`` rows per second, as in Flink, as a fixed
-    number of rows per micro-batch (``trigger_interval_ms``, sized to the checkpoint
-    interval when there is one); the slowest interval wins, so no source exceeds its rate.
+    ``execution.checkpointing.interval`` is Flink's checkpoint interval: an epoch holds
+    what arrived since the last one (a longer interval: fewer, larger epochs, more
+    throughput and more latency; benchmarks/README.md). The sources that can, pace
+    themselves by it (connectors/pace.py): they admit new data at most once per interval,
+    but at once while they have a backlog, so the trigger is back to back and a job
+    catching up never waits for the clock between epochs. A throttled source asks for
+    its own interval: a datagen table produces ``rows-per-second`` rows per second, as in
+    Flink, as a fixed number of rows per micro-batch (``trigger_interval_ms``, sized to the
+    checkpoint interval when there is one); then the trigger is the slowest interval
+    asked or the checkpoint interval, so that no source exceeds its rate.
     """
     asked = [ms for ms in (getattr(s, "trigger_interval_ms", None) for s in job.scans) if ms]
-    ms = max(asked + [checkpoint_interval_ms(job.conf)])
+    ms = max(asked + [checkpoint_interval_ms(job.conf)]) if asked else 0
     return f"{ms} milliseconds" if ms >= MIN_TRIGGER_MS else "0 seconds"
 
 

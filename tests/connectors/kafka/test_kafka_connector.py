@@ -60,14 +60,54 @@ def test_bounded_read_with_metadata_and_key_fields(session, kafka_bootstrap):
     assert sorted(counts) == [[0, 100, 0, 99], [1, 100, 0, 99], [2, 100, 0, 99]]
 
 
-def _stream_reader(bootstrap: str, topic: str, startup: str = "earliest-offset", group: str = "", native: str = "true"):
+def _stream_reader(bootstrap: str, topic: str, startup: str = "earliest-offset", group: str = "", native: str = "true",
+                   bounded: str = "latest-offset", **more: str):
     from connectors.kafka.reader import KafkaStreamReader
     client = {"bootstrap.servers": bootstrap, **({"group.id": group} if group else {})}
     options = {"client_secret_config": json.dumps(client), "topics": json.dumps([topic]), "pattern": "",
-               "startup": json.dumps({"mode": startup}), "bounded": json.dumps({"mode": "latest-offset"}),
+               "startup": json.dumps({"mode": startup}), "bounded": json.dumps({"mode": bounded}),
                "fields": "__value,__offset", "source_id": f"test#{topic}", "num_partitions": "2",
-               "timeout_s": "30", "native": native}
+               "timeout_s": "30", "native": native, **more}
     return KafkaStreamReader(options, ["__value", "__offset"])
+
+
+@pytest.mark.parametrize("pace_ms", [10 ** 12, 0])
+def test_a_backlog_is_admitted_at_once_and_new_records_once_per_interval(kafka_bootstrap, pace_ms):
+    """connectors/pace.py: with a checkpoint interval (here one slot of 31 years), the
+    reader admits a capped backlog epoch after epoch, then nothing new until the next
+    slot; without one (0), whatever has arrived."""
+    topic = new_topic(kafka_bootstrap, 2)
+    produce(kafka_bootstrap, topic, ({"value": str(i), "partition": i % 2} for i in range(20)))
+    reader = _stream_reader(kafka_bootstrap, topic, bounded="unbounded", max_rows="8", pace_ms=str(pace_ms))
+    try:
+        limit = reader.getDefaultReadLimit()
+        ends = [reader.initialOffset()]
+        for _ in range(3):
+            ends.append(reader.latestOffset(ends[-1], limit))
+        assert [sum(e["pos"].values()) for e in ends] == [0, 8, 16, 20]
+        produce(kafka_bootstrap, topic, ({"value": "late", "partition": p} for p in (0, 1)))
+        later = reader.latestOffset(ends[-1], limit)
+        assert sum(later["pos"].values()) == (20 if pace_ms else 22)
+    finally:
+        reader.stop()
+
+
+def test_epochs_of_a_backlog_do_not_wait_for_the_checkpoint_interval(session, kafka_bootstrap, tmp_path):
+    """Four capped epochs under a 1-minute interval: Spark's processing-time trigger would
+    start them a minute apart; paced sources run them back to back (the job's trigger)."""
+    topic, out = new_topic(kafka_bootstrap, 2), new_topic(kafka_bootstrap, 1)
+    produce(kafka_bootstrap, topic, bids(400, 2))
+    session.execute_sql(source_ddl("bids", topic, kafka_bootstrap))
+    session.execute_sql(f"CREATE TABLE copy (id BIGINT) WITH ('connector' = 'kafka', 'topic' = '{out}', "
+                        f"'properties.bootstrap.servers' = '{kafka_bootstrap}', 'format' = 'json')")
+    session.execute_sql("SET 'sqlengine.kafka.max-rows-per-epoch' = '100'")
+    session.execute_sql("SET 'execution.checkpointing.interval' = '1 min'")
+    t = time.monotonic()
+    session.execute_sql("INSERT INTO copy SELECT id FROM bids").wait(timeout_ms=120_000)
+    assert time.monotonic() - t < 50
+    assert sorted(json.loads(r[3])["id"] for r in read_all(kafka_bootstrap, out)) == list(range(400))
+    epochs = list((tmp_path / "ck").rglob("offsets/[0-9]*"))
+    assert len(epochs) >= 4
 
 
 def _delete_records(bootstrap: str, topic: str, before: dict[int, int]) -> None:
