@@ -46,6 +46,12 @@ def scan_reads(dag: Dag) -> dict[P.TableScan, Demand]:
     return out
 
 
+def watermark_reads(dag: Dag) -> set[P.TableScan]:
+    """The logical table scans of ``dag`` whose watermark an operator reads (through their
+    watermark assigner): only their rows need a split (per-split watermarks)."""
+    return {n.logical for n in dag.watermarked() if n.op.source and isinstance(n.logical, P.TableScan)}
+
+
 def unread(fields: tuple[P.Field, ...], demand: Demand) -> tuple[tuple[str, ...], ...]:
     """The paths (a column's name, then ROW member names) of the values of ``fields`` that
     ``demand`` does not read: whole columns, and members of the ROW columns read in part."""

@@ -29,7 +29,7 @@ from sqlengine.functions.registry import LowerContext
 from sqlengine.hidden import OP, Lowered
 from sqlengine.plan import nodes as P
 from sqlengine.plan.dag import Dag, Edge, PhysicalNode
-from sqlengine.plan.reads import merge_demand, scan_reads, unread
+from sqlengine.plan.reads import merge_demand, scan_reads, unread, watermark_reads
 from sqlengine.runtime.exprs import ExprLowerer
 from sqlengine.runtime.keygroups import route
 from sqlengine.runtime.multisink import EPOCH_CACHE
@@ -65,6 +65,9 @@ class JobContext:
     # What the job's operators read of each logical scan (plan/reads.py), from the DAGs it
     # lowers: a connector may leave the rest out (``ScanContext.unread``).
     reads: dict = field(default_factory=dict)
+    # The logical scans whose watermark an operator of the job reads (from the same DAGs):
+    # only they need the split of each row for per-split watermarks.
+    watermark_read: set = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self.exprs = ExprLowerer(self.functions, self.memo)
@@ -74,6 +77,7 @@ class JobContext:
         """Record what ``dag`` reads of its scans (before any of them is opened)."""
         for scan, demand in scan_reads(dag).items():
             self.reads[scan] = merge_demand(self.reads[scan], demand) if scan in self.reads else demand
+        self.watermark_read |= watermark_reads(dag)
 
     def unread(self, scan: P.TableScan) -> tuple[tuple[str, ...], ...]:
         """The paths of ``scan``'s values no operator of the job reads (none when unknown)."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from sqlengine.plan import nodes as P
-from sqlengine.plan.reads import scan_reads, unread
+from sqlengine.plan.reads import scan_reads, unread, watermark_reads
 
 from tests.binder.helpers import run_ddl, session
 
@@ -86,3 +86,18 @@ def test_a_group_aggregation_reads_its_keys_and_arguments():
     got = unread_of("INSERT INTO out1 SELECT auction, CAST(COUNT(DISTINCT extra) AS VARCHAR) FROM bid "
                     "GROUP BY auction;")
     assert got == {("person",), ("bid", "price"), ("bid", "dateTime")}
+
+
+@pytest.mark.parametrize("insert,read", [
+    ("INSERT INTO out1 SELECT id, name FROM person WHERE city = 'x';", False),
+    ("INSERT INTO out2 SELECT auction, MAX(price), window_start FROM TABLE(TUMBLE(TABLE bid, "
+     "DESCRIPTOR(`dateTime`), INTERVAL '10' SECOND)) GROUP BY auction, window_start, window_end;", True),
+])
+def test_only_a_scan_whose_watermark_is_read_needs_the_split_of_each_row(insert, read):
+    """A table with a WATERMARK whose job never reads it computes no per-row split (a
+    string built per row, for per-split watermarks; physical/operators/source/scan.py)."""
+    s = session()
+    dag = s.planner().dag(run_ddl(s, EVENTS + insert))
+    (scan,) = scan_reads(dag)
+    assert scan.watermarked
+    assert watermark_reads(dag) == ({scan} if read else set())

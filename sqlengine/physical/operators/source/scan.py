@@ -72,7 +72,9 @@ def _open(ctx: BatchContext, node: P.TableScan, lookup: bool = False) -> Lowered
         if SEQ in df.columns:  # for a ChangelogNormalize
             cols.append(F.col(SEQ))
     keep_eoi = job.streaming and df.isStreaming
-    split = keep_eoi and node.watermarked and result.splits is not None and SPLIT in df.columns
+    # (a split per row only where a watermark is read: it is a string built per row)
+    split = keep_eoi and node.watermarked and node in job.watermark_read and result.splits is not None \
+        and SPLIT in df.columns
     if split:
         cols.append(F.col(SPLIT))
     out = df.select(*cols, F.col(EOI)) if keep_eoi else df.where(~F.col(EOI)).select(*cols)
