@@ -106,6 +106,8 @@ def test_a_backlog_does_not_wait_for_the_checkpointing_interval(spark, tmp_path)
     job = s.execute_sql("INSERT INTO nowhere SELECT item FROM bids").wait().job
     query = job.queries[0].query
     assert query._jsq.streamingQuery().trigger().toString() == "ProcessingTimeTrigger(0)"
+    # and between epochs with nothing new it asks its sources every 150 ms, not Spark's 10
+    assert spark.conf.get("spark.sql.streaming.pollingDelay") == "150ms"
     progress = [p for p in query.recentProgress if p["numInputRows"]]
     assert len(progress) == 3, progress  # 20 lines, 7 per epoch
     starts = [datetime.fromisoformat(p["timestamp"].replace("Z", "+00:00")).timestamp() for p in progress]
