@@ -740,14 +740,18 @@ class KafkaStreamReader(DataSourceStreamReader):
     def getDefaultReadLimit(self) -> ReadLimit:
         return ReadMaxRows(self.max_rows) if self.max_rows > 0 else ReadAllAvailable()
 
+    def _unchanged(self, start: dict) -> dict:
+        """``start`` again (nothing new), tagged with this run's source id."""
+        return start if start.get("src") == self.token else {**start, "src": self.token}
+
     def latestOffset(self, start: dict, limit: ReadLimit) -> dict:
         phase = start.get("phase", DATA)
         if phase >= DONE:
-            return start if start.get("src") == self.token else {**start, "src": self.token}
+            return self._unchanged(start)
         if phase == EOI_PLANNED:
             return {**start, "src": self.token, "phase": DONE}
-        if not self.pace.due():  # (no broker request: Spark asks every 10 ms)
-            return start if start.get("src") == self.token else {**start, "src": self.token}
+        if not self.pace.due():  # (before any broker request: Spark asks again and again)
+            return self._unchanged(start)
         pos = dict(start["pos"])
         stop = start.get("stop")
         if stop is not None:
@@ -770,7 +774,7 @@ class KafkaStreamReader(DataSourceStreamReader):
         if stop is not None and all(admitted[k] >= stop[k] for k in stop):
             out["phase"] = EOI_PLANNED  # the micro-batch reading the last records also ends the input
         if out["phase"] == DATA and admitted == start["pos"]:
-            return start if start.get("src") == self.token else {**start, "src": self.token}
+            return self._unchanged(start)
         self.pace.admitted(capped=admitted != end)
         reached("kafka-plan")
         return out
