@@ -27,8 +27,8 @@ from typing import Any, Callable, Iterable, Optional
 from sqlengine.errors import ConnectorError
 # The hidden columns a source adds and a sink receives (sqlengine/hidden.py): ``__eoi``
 # (end of input), ``__op`` (row kind), ``__seq`` (a changelog source's position of a row,
-# ordering a key's changes for ChangelogNormalize), ``__split`` (a row's source split,
-# e.g. ``topic:partition``, for per-split watermarks: ``ScanResult.splits``).
+# ordering a key's changes for ChangelogNormalize), ``__split`` (an INT: a row's source
+# split, its position among ``ScanResult.splits``, for per-split watermarks).
 from sqlengine.hidden import EOI, OP, SEQ, SPLIT  # noqa: F401
 from sqlengine.secrets import mask_conf
 from sqlengine.types import DataType
@@ -168,9 +168,10 @@ class ScanResult:
     # epoch of a job that ends by itself would never reach it.
     epoch_done: Optional[Callable[[dict], None]] = None
     # The source's splits in an epoch, from the epoch's end offset: split -> whether it has
-    # ended (a bounded split read to its end). With it the scan's frame carries ``__split``
-    # and a watermark assigner over the scan keeps a watermark per split (the minimum of
-    # the live, non-idle ones), as Flink's per-partition watermarks.
+    # ended (a bounded split read to its end), in the order of the ids the scan's frame
+    # carries in ``__split`` (INT: 0 the first split): a watermark assigner over the scan
+    # keeps a watermark per split (the minimum of the live, non-idle ones), as Flink's
+    # per-partition watermarks; its state stays keyed by the names.
     splits: Optional[Callable[[dict], dict[str, bool]]] = None
     # Records not read yet, from a progress report's entry for this source (its ``endOffset``:
     # how far the job has read): metric name (a split's, e.g. a Kafka partition's) -> count.

@@ -13,7 +13,8 @@ eoi       ``__eoi``   the end-of-input row a bounded source appends in streaming
                       it is consumed (``drop_eoi``)
 rt        ``__rt``    a row's event time once past a watermark assigner
 updating  ``__op``    the row kind of an updating changelog: ``+I -U +U -D``
-split     ``__split`` the source split of a row (a Kafka partition), up to its
+split     ``__split`` the source split of a row (INT: a Kafka partition's position
+                      among the epoch's, ``ScanResult.splits``), up to its
                       watermark assigner (per-split watermarks)
 ========  ==========  ================================================================
 

@@ -76,7 +76,8 @@ def decode(text: Column, columns: list[tuple[str, DataType]], options: Options,
 
 
 def decode_detailed(text: Column, columns: list[tuple[str, DataType]], o: JsonOptions,
-                    tag: str = "__json", inline: bool = False, fast: Optional[Column] = None) -> Decoded:
+                    tag: str = "__json", inline: bool = False, fast: Optional[Column] = None,
+                    typed: bool = False) -> Decoded:
     """Like ``decode`` plus a ``reason`` Column naming what is wrong with a bad line.
 
     The parsed objects are ``prelude`` columns (``<tag>_strict``, and ``<tag>_loose``
@@ -85,7 +86,10 @@ def decode_detailed(text: Column, columns: list[tuple[str, DataType]], o: JsonOp
     projection outgrows whole-stage codegen and runs interpreted (1M records with four
     numeric/time fields: 15 s inlined, ``benchmarks/README.md``). ``inline``: no prelude,
     the parsing repeated in every column (for callers that select the columns directly).
-    ``fast``: the strict reading done already where it is not null (json_arrow.py)."""
+    ``fast``: the strict reading done already where it is not null (json_arrow.py); with
+    ``typed`` it holds the table's values themselves (TIMESTAMPs parsed, nothing left to
+    convert or check): a row that has it takes them as they are, and only the others are
+    parsed here (every expression below is NULL for the first, and cheap)."""
     for name, t in columns:
         _check_type(t)
     if any(name == CORRUPT for name, _ in columns):
@@ -94,7 +98,7 @@ def decode_detailed(text: Column, columns: list[tuple[str, DataType]], o: JsonOp
             "allowSingleQuotes": "false", "timeZone": "UTC"}
     parsed = F.from_json(text, _wire_schema(columns, lenient=False), opts)
     if fast is not None:
-        parsed = F.when(fast.isNotNull(), fast).otherwise(parsed)
+        parsed = F.when(fast.isNull(), parsed) if typed else F.when(fast.isNotNull(), fast).otherwise(parsed)
     prelude = [parsed.alias(f"{tag}_strict")]
     strict = parsed if inline else F.col(f"{tag}_strict")
     strict_ok = strict.getField(CORRUPT).isNull()
@@ -119,7 +123,8 @@ def decode_detailed(text: Column, columns: list[tuple[str, DataType]], o: JsonOp
                   for a, b in zip(leaves, alt)]
         line_bad = ~strict_ok & loose.getField(CORRUPT).isNotNull()
     missing = _missing_fields(text, columns) if o.fail_on_missing_field else None
-    decoded = _assemble(text, columns, leaves, line_bad, missing, o.ignore_parse_errors)
+    decoded = _assemble(text, columns, leaves, line_bad, missing, o.ignore_parse_errors,
+                        fast if typed else None)
     if not inline:
         decoded.prelude.extend(prelude)
     return decoded
@@ -161,14 +166,18 @@ def _lenient_alt(loose: Column, can_fail: list[bool]) -> list[Leaf]:
 
 
 def _assemble(text: Column, columns, leaves: list[Leaf], line_bad: Column,
-              missing: Optional[Column], ignore: bool) -> Decoded:
+              missing: Optional[Column], ignore: bool, typed: Optional[Column] = None) -> Decoded:
+    """``typed``: the reader's values where not null (decode_detailed), taken as they are."""
     reasons = [F.when(line_bad, F.lit("not a JSON object matching the table schema."))]
     reasons += [F.when(as_column(leaf.bad), F.lit(f"Fail to deserialize at field: {name}."))
                 for leaf, (name, _) in zip(leaves, columns) if not isinstance(leaf.bad, bool)]
     if missing is not None:
         reasons.append(F.when(missing, F.lit("Some field is missing in the JSON data.")))
     # A value that cannot be converted is already NULL (as Flink nulls it when ignoring errors).
-    values = [leaf.value.alias(name) for leaf, (name, _) in zip(leaves, columns)]
+    values = [leaf.value for leaf in leaves]
+    if typed is not None:
+        values = [F.when(typed.isNotNull(), typed.getField(name)).otherwise(v) for v, (name, _) in zip(values, columns)]
+    values = [v.alias(name) for v, (name, _) in zip(values, columns)]
     if ignore:  # only unreadable lines are skipped
         bad = line_bad
     else:
@@ -176,6 +185,8 @@ def _assemble(text: Column, columns, leaves: list[Leaf], line_bad: Column,
         bad = as_column(any_true([line_bad] + [leaf.bad for leaf in leaves] + extra))
     bad = (F.when(text.isNull(), F.lit(False))
            .when(F.trim(text) == "", F.lit(None).cast("boolean")).otherwise(bad))
+    if typed is not None:
+        bad = F.when(typed.isNotNull(), F.lit(False)).otherwise(bad)
     return Decoded(values, bad, F.concat_ws(" ", *reasons), may_skip=True)
 
 

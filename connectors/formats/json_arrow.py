@@ -51,6 +51,8 @@ import numpy as np
 import pyarrow as pa
 
 CORRUPT = "__sqlengine_corrupt_record"  # json.CORRUPT (not imported: json.py imports pyspark.sql)
+TIMESTAMP_ARROW = pa.timestamp("us", tz="UTC")  # Spark's TIMESTAMP from Arrow
+_MONTH_DAYS = np.array([31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31], np.int64)
 # Flink type root -> (Arrow type, Spark type) of its strict wire value.
 KINDS = {
     "BOOLEAN": (pa.bool_(), "boolean"), "TINYINT": (pa.int8(), "tinyint"), "SMALLINT": (pa.int16(), "smallint"),
@@ -144,26 +146,86 @@ def _without(struct: pa.Array, paths: list) -> pa.Array:
     return pa.StructArray.from_arrays(children, fields=list(struct.type), mask=mask)
 
 
-def _arrow(spec) -> pa.DataType:
+def _arrow(spec, typed: bool = False) -> pa.DataType:
     if isinstance(spec, str):
-        return KINDS[spec][0]
-    return pa.struct([pa.field(n, _arrow(s)) for n, s in spec[1]])
+        return TIMESTAMP_ARROW if typed and spec == "TIMESTAMP" else KINDS[spec][0]
+    return pa.struct([pa.field(n, _arrow(s, typed)) for n, s in spec[1]])
 
 
-def _spark(spec) -> str:
+def _spark(spec, typed: bool) -> str:
     if isinstance(spec, str):
-        return KINDS[spec][1]
-    return f"struct<{', '.join(_member(n, s) for n, s in spec[1])}>"
+        return "timestamp" if typed and spec == "TIMESTAMP" else KINDS[spec][1]
+    return f"struct<{', '.join(_member(n, s, typed) for n, s in spec[1])}>"
 
 
-def _member(name: str, spec) -> str:
-    return f"`{name.replace('`', '``')}`: {_spark(spec)}"
+def _member(name: str, spec, typed: bool) -> str:
+    return f"`{name.replace('`', '``')}`: {_spark(spec, typed)}"
 
 
-def spark_type(fields: list) -> str:
-    """The Spark DDL of ``__value_fast`` (json.py's strict wire schema)."""
-    members = [_member(n, s) for n, s in fields]
+def spark_type(fields: list, typed: bool = False) -> str:
+    """The Spark DDL of ``__value_fast``: json.py's strict wire schema, or with ``typed``
+    (the reader's ``raw_free`` option) the table's values, TIMESTAMPs parsed."""
+    members = [_member(n, s, typed) for n, s in fields]
     return f"struct<{', '.join(members + [f'{CORRUPT}: string'])}>"
+
+
+def _timestamps(text: pa.Array) -> pa.Array:
+    """Flink's SQL-form TIMESTAMP text, every value ``TS_SAFE``, as microseconds since the
+    epoch in UTC (the session time zone) — what json.py's conversion makes of it: the
+    fraction truncated to microseconds, a day past the month's end its last day. Read
+    from the digits' fixed positions, vectorized."""
+    n = len(text)
+    present = np.asarray(text.is_valid()) if text.null_count else np.ones(n, np.bool_)
+    _, offsets, data = text.buffers()
+    starts = np.frombuffer(offsets, np.int32)[text.offset:text.offset + n + 1]
+    at = np.flatnonzero(present)
+    first, size = starts[:-1][at].astype(np.int64), (starts[1:] - starts[:-1])[at]
+    chars = np.frombuffer(data, np.uint8) if data is not None and data.size else np.zeros(1, np.uint8)
+    last = len(chars) - 1
+
+    def digits(pos: int, count: int) -> np.ndarray:
+        out = np.zeros(len(at), np.int64)
+        for k in range(pos, pos + count):
+            out = out * 10 + (chars[np.minimum(first + k, last)].astype(np.int64) - 48)
+        return out
+    year, month, day = digits(0, 4), digits(5, 2), digits(8, 2)
+    leap = (year % 4 == 0) & ((year % 100 != 0) | (year % 400 == 0))
+    day = np.minimum(day, _MONTH_DAYS[month - 1] + (leap & (month == 2)))
+    # days from 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil)
+    y = year - (month <= 2)
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * (month + np.where(month > 2, -3, 9)) + 2) // 5 + day - 1
+    days = era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
+    seconds = ((days * 24 + digits(11, 2)) * 60 + digits(14, 2)) * 60 + digits(17, 2)
+    fraction = np.zeros(len(at), np.int64)  # ".f" to ".fffffffff" from position 19: six digits kept
+    places = size - 20
+    for k in range(6):
+        digit = chars[np.minimum(first + 20 + k, last)].astype(np.int64) - 48
+        fraction = fraction * 10 + np.where(k < places, digit, 0)
+    micros = np.zeros(n, np.int64)
+    micros[at] = seconds * 1_000_000 + fraction
+    validity = None if not text.null_count else pa.py_buffer(np.packbits(present, bitorder="little"))
+    return pa.Array.from_buffers(TIMESTAMP_ARROW, n, [validity, pa.py_buffer(micros)], null_count=text.null_count)
+
+
+def _typed(struct: pa.Array, paths: list) -> pa.Array:
+    """``struct`` with the TIMESTAMP text at ``paths`` (member names down from it) parsed
+    (``_timestamps``); its own validity and every other value as they were."""
+    here = {p[0] for p in paths if len(p) == 1}
+    children, fields = [], []
+    for i, f in enumerate(struct.type):
+        child = struct.field(i)
+        if f.name in here:
+            child = _timestamps(child)
+        else:
+            below = [p[1:] for p in paths if len(p) > 1 and p[0] == f.name]
+            if below and pa.types.is_struct(f.type):
+                child = _typed(child, below)
+        children.append(child)
+        fields.append(pa.field(f.name, child.type))
+    mask = struct.is_null() if struct.null_count else None
+    return pa.StructArray.from_arrays(children, fields=fields, mask=mask)
 
 
 class Decoder:
@@ -174,6 +236,9 @@ class Decoder:
         self.schema = pa.schema([pa.field(n, _arrow(spec)) for n, spec in fields])
         self.type = pa.struct(list(self.schema) + [pa.field(CORRUPT, pa.string())])
         self.raw_free: Optional[list] = json.loads(raw_free) if raw_free else None
+        # What the reader sends (``finish``): with raw_free the table's values (``typed``).
+        self.sent = pa.struct([pa.field(n, _arrow(spec, self.raw_free is not None)) for n, spec in fields] +
+                              [pa.field(CORRUPT, pa.string())])
         # Per value no operator reads (plan/reads.py): its path, and whether Spark's
         # conversion of it can fail (a temporal value, parsed from its text in Spark).
         specs = [(path, _spec_at(fields, path)) for path in json.loads(unread or "[]")]
@@ -207,6 +272,20 @@ class Decoder:
 
     def nulls(self, n: int) -> pa.Array:
         return pa.nulls(n, self.type)
+
+    def finish(self, decoded: pa.Array, covered: bool) -> pa.Array:
+        """What the reader sends as ``__value_fast`` for a batch ``decode`` read: without
+        raw_free the strict wire values (``narrow``ed); with it the table's values, the
+        TIMESTAMPs parsed here, for a ``covered`` batch (Spark converts nothing of it), and
+        nulls for any other (Spark reads its bytes)."""
+        if self.raw_free is None:
+            return self.narrow(decoded, covered)
+        if not covered:
+            return pa.nulls(len(decoded), self.sent)
+        return _typed(self.narrow(decoded, True), self.raw_free)
+
+    def sent_nulls(self, n: int) -> pa.Array:
+        return pa.nulls(n, self.sent)
 
     def decode(self, values: list) -> pa.Array:
         """The batch's strict wire values, or nulls (all rows) when the batch is not one

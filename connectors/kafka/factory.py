@@ -75,10 +75,11 @@ class KafkaEpochInfo:
 
 
 def kafka_splits(end: dict) -> dict[str, bool]:
-    """``ScanResult.splits``: the epoch's partitions (``topic:partition``) and whether each
-    has been read to its bounded end."""
+    """``ScanResult.splits``: the epoch's partitions (``topic:partition``, sorted: a row's
+    ``__split`` is its partition's position, ``reader.plan``) and whether each has been read
+    to its bounded end."""
     stop = end.get("stop")
-    return {k: stop is not None and v >= stop.get(k, v) for k, v in (end.get("pos") or {}).items()}
+    return {k: stop is not None and v >= stop.get(k, v) for k, v in sorted((end.get("pos") or {}).items())}
 
 
 def _text(data: str) -> str:
@@ -113,11 +114,12 @@ def _fast_options(spec: KO.FormatSpec, fast: list, unread) -> dict[str, str]:
     return out
 
 
-def _decode(spec: KO.FormatSpec, data: str, fast: bool = False):
+def _decode(spec: KO.FormatSpec, data: str, fast: str = ""):
     """The format's columns (named as the table's) from the record field ``data`` (bytes, or
-    its text in ``<data>_text`` for text formats; ``fast``: also the reader's decoding)."""
+    its text in ``<data>_text`` for text formats; ``fast``: also the reader's decoding,
+    ``"wire"`` or ``"typed"``: json.decode_detailed)."""
     raw = F.col(data) if getattr(spec.module, "BINARY", False) else F.col(_text(data))
-    extra = {"fast": F.col(FAST)} if fast else {}
+    extra = {"fast": F.col(FAST), "typed": fast == "typed"} if fast else {}
     decoded = spec.module.decode_detailed(raw, list(spec.columns), spec.options, tag=data + "_parsed", **extra)
     cols = [c.alias(name) for c, name in zip(decoded.columns, spec.table_names)]
     return decoded, cols
@@ -163,6 +165,8 @@ class KafkaFactory(ConnectorFactory):
         for f in ("__topic", "__partition", "__offset"):  # named by parse errors
             if f not in fields:
                 fields.append(f)
+        if ctx.streaming:
+            fields.append("__split")
         token = f"{ctx.table_name}#{next(_scan_ids)}-{uuid.uuid4().hex[:8]}"
         name = register_source(ctx.spark)
         reader = ctx.spark.readStream if ctx.streaming else ctx.spark.read
@@ -172,7 +176,8 @@ class KafkaFactory(ConnectorFactory):
         raw = reader.format(name).options(**source_options).load()
         observed = f"kafka[{ctx.table_name}]#{token.rsplit('#', 1)[1]}"
         handle = observed if ctx.streaming else Observation(observed)
-        df = self._decoded(raw, ctx, k, ignore, handle, fast is not None)
+        mode = "" if fast is None else "typed" if "value_raw_free" in source_options else "wire"
+        df = self._decoded(raw, ctx, k, ignore, handle, mode)
         bounded = k.bounded.mode != "unbounded"
         result = ScanResult(df, f"KafkaSource(topic={k.topic_label()}, format={k.value.name if k.value else '-'})",
                             EndOfInput(token) if ctx.streaming and bounded else None,
@@ -186,7 +191,7 @@ class KafkaFactory(ConnectorFactory):
         result.observation = handle if ignore else None
         return result
 
-    def _decoded(self, raw, ctx: ScanContext, k: KO.KafkaOptions, ignore: bool, handle, fast: bool = False):
+    def _decoded(self, raw, ctx: ScanContext, k: KO.KafkaOptions, ignore: bool, handle, fast: str = ""):
         cols: dict[str, Column] = {}
         bads, reasons = [], []
         # The bytes as text once (a text decoder reads its input several times), then the
@@ -204,7 +209,7 @@ class KafkaFactory(ConnectorFactory):
         for spec, data in ((k.key, "__key"), (k.value, "__value")):
             if spec is None:
                 continue
-            decoded, named = _decode(spec, data, fast and data == "__value")
+            decoded, named = _decode(spec, data, fast if data == "__value" else "")
             preludes += decoded.prelude
             for c, n in zip(named, spec.table_names):
                 cols[n] = c  # a column in key and value (value.fields-include ALL): the value's, as Flink
@@ -234,7 +239,8 @@ class KafkaFactory(ConnectorFactory):
             value_null = F.col("__value").isNull() if k.value is not None else F.lit(False)
             kind = [F.when(value_null, F.lit("-D")).otherwise(F.lit("+U")).alias(OP),
                     F.col("__offset").alias(SEQ)]
-        df = raw.select(*physical, *meta, *kind, flag.alias(BAD), F.col("__topic"), F.col("__partition"), F.col(EOI))
+        split = [F.col("__split").alias(SPLIT)] if ctx.streaming else []
+        df = raw.select(*physical, *meta, *kind, flag.alias(BAD), *split, F.col(EOI))
         if ignore:
             # Counted only when bad records can be skipped (otherwise one fails the job): the
             # observation is an interpreted aggregation per record that also splits the
@@ -244,8 +250,6 @@ class KafkaFactory(ConnectorFactory):
         else:  # a filter that keeps every row but needs the flag, so its raise_error is evaluated
             df = df.where(F.coalesce(~F.col(BAD), F.lit(True)))
         names = [n for n, _ in ctx.columns] + [n for n, _, _ in ctx.metadata]
-        split = [F.concat(F.col("__topic"), F.lit(":"), F.col("__partition").cast("string")).alias(SPLIT)] \
-            if ctx.streaming else []
         return df.select(*[F.col(f"`{n}`") for n in names], *[F.col(c) for c in (OP, SEQ) if c in df.columns],
                          *split, F.col(EOI))
 

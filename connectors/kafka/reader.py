@@ -28,7 +28,10 @@ Rows: the record fields the table needs (``__value``, ``__key`` and metadata suc
 ``__offset``), ``__topic``/``__partition``/``__offset`` whenever decoding may fail (the
 error names them), ``__value_fast`` when the value is JSON that the reader decodes
 (option ``value_fast``, connectors/formats/json_arrow.py; with ``value_raw_free`` a batch
-it decoded has empty ``__value`` bytes where Spark cannot need them), and ``__eoi``.
+it decoded has empty ``__value`` bytes where Spark cannot need them), ``__split`` in
+streaming (the record's partition's position among the epoch's, for per-split
+watermarks: an integer the watermark's observation compares, not a string per row), and
+``__eoi``.
 """
 from __future__ import annotations
 
@@ -54,11 +57,12 @@ DATA, EOI_PLANNED, DONE = 0, 1, 2
 FIELDS = {
     "__key": pa.binary(), "__value": pa.binary(), "__topic": pa.string(), "__partition": pa.int32(),
     "__offset": pa.int64(), "__timestamp": pa.int64(), "__timestamp_type": pa.string(),
-    "__headers": pa.map_(pa.string(), pa.binary()), "__leader_epoch": pa.int32(),
+    "__headers": pa.map_(pa.string(), pa.binary()), "__leader_epoch": pa.int32(), "__split": pa.int32(),
 }
 SPARK_TYPES = {"__key": "binary", "__value": "binary", "__topic": "string", "__partition": "int",
                "__offset": "bigint", "__timestamp": "bigint", "__timestamp_type": "string",
-               "__headers": "map<string,binary>", "__leader_epoch": "int"}
+               "__headers": "map<string,binary>", "__leader_epoch": "int",
+               "__split": "int"}
 CONSUME_BATCH = 50_000
 # benchmarks/README.md. librdkafka postpones a partition's next fetch by fetch.queue.backoff.ms
 # (1 s by default) once its local queue is over its thresholds: a task that drains the queue
@@ -187,11 +191,13 @@ class Offsets:
 
 # -- the executor side: reading ranges ------------------------------------------------------------
 class Range(InputPartition):
-    """Offsets ``[start, end)`` of some partitions (one task)."""
+    """Offsets ``[start, end)`` of some partitions (one task); ``ids``: each partition's
+    split id (``__split``: its position among the epoch's partitions, ``kafka_splits``'s order)."""
 
-    def __init__(self, ranges: list[tuple[str, int, int, int]]):
+    def __init__(self, ranges: list[tuple[str, int, int, int]], ids: Optional[dict] = None):
         super().__init__(None)
         self.ranges = ranges
+        self.ids = ids or {}
 
 
 class EoiPartition(InputPartition):
@@ -210,7 +216,7 @@ def _decoder(options: dict):
 
 def eoi_batch(fields: list[str], options: dict) -> pa.RecordBatch:
     fast = _decoder(options)
-    arrays = [fast.nulls(1) if f == FAST else pa.nulls(1, FIELDS[f]) for f in fields]
+    arrays = [fast.sent_nulls(1) if f == FAST else pa.nulls(1, FIELDS[f]) for f in fields]
     arrays.append(_bools(np.ones(1, np.bool_)))
     return pa.RecordBatch.from_arrays(arrays, names=fields + ["__eoi"])
 
@@ -231,6 +237,7 @@ def read_ranges(options: dict, fields: list[str], part: Range) -> Iterator[pa.Re
             "auto.offset.reset": "error"}  # records gone from the broker: an error, not a skip
     todo = {(t, p): (s, e) for t, p, s, e in part.ranges if e > s}
     fast = _decoder(options)
+    ids = getattr(part, "ids", None) or {}
     if _native(options, fields):
         from connectors.kafka import native
         consumer = native.Consumer(conf)
@@ -253,7 +260,7 @@ def read_ranges(options: dict, fields: list[str], part: Range) -> Iterator[pa.Re
                                          f"the broker did not return the records (is it reachable?).")
                 continue
             idle_since = time.monotonic()
-            out, finished = records(got, fields, todo, fast)
+            out, finished = records(got, fields, todo, fast, ids)
             if out:
                 yield from out
                 reached("kafka-read")
@@ -300,12 +307,12 @@ class _Confluent:
         self.consumer.close()
 
 
-def _message_records(msgs: list, fields: list[str], todo: dict, fast) -> tuple[list, set]:
+def _message_records(msgs: list, fields: list[str], todo: dict, fast, ids: Optional[dict] = None) -> tuple[list, set]:
     data, finished = _split(msgs, todo)
-    return (list(_batches(data, fields, todo, fast)) if data else []), finished
+    return (list(_batches(data, fields, todo, fast, ids)) if data else []), finished
 
 
-def _native_records(batch, fields: list[str], todo: dict, fast) -> tuple[list, set]:
+def _native_records(batch, fields: list[str], todo: dict, fast, ids: Optional[dict] = None) -> tuple[list, set]:
     """``_message_records`` of a connectors/kafka/native.py batch (which it releases)."""
     from connectors.kafka import native
     try:
@@ -330,7 +337,7 @@ def _native_records(batch, fields: list[str], todo: dict, fast) -> tuple[list, s
             rows, tindex, parts, offsets = rows[keep], tindex[keep], parts[keep], offsets[keep]
         if not len(rows):
             return [], finished
-        return list(_NativeColumns(batch, rows, names, tindex, parts, offsets, fast).batches(fields)), finished
+        return list(_NativeColumns(batch, rows, names, tindex, parts, offsets, fast, ids).batches(fields)), finished
     finally:
         batch.release()
 
@@ -362,15 +369,20 @@ def _split(msgs: list, todo: dict) -> tuple[list, set]:
 
 def _in_range(names: list[str], tindex, parts, offsets, todo: dict) -> np.ndarray:
     """Which records lie inside their partition's range (not past its end, of a partition still read)."""
-    width = int(parts.max()) + 1
-    ends = np.full(len(names) * width, -1, np.int64)  # -1: not read (any offset is past it)
-    for (t, p), (_, e) in todo.items():
+    return offsets < _per_partition(names, tindex, parts, {tp: e for tp, (_, e) in todo.items()}, -1, np.int64)
+
+
+def _per_partition(names: list[str], tindex, parts, values: dict, missing: int, dtype) -> np.ndarray:
+    """Each record's ``values[(topic, partition)]`` (``missing`` where absent), by a lookup table."""
+    width = int(parts.max()) + 1 if len(parts) else 1
+    table = np.full(len(names) * width, missing, dtype)
+    for (t, p), v in values.items():
         if t in names and p < width:
-            ends[names.index(t) * width + p] = e
-    return offsets < ends[tindex * width + parts]
+            table[names.index(t) * width + p] = v
+    return table[tindex * width + parts]
 
 
-def _batches(msgs: list, fields: list[str], todo: dict, fast=None) -> Iterator[pa.RecordBatch]:
+def _batches(msgs: list, fields: list[str], todo: dict, fast=None, ids: Optional[dict] = None) -> Iterator[pa.RecordBatch]:
     """Arrow batches of the records inside their partition's range (a record past the
     range's end, or of a partition no longer read, is dropped), each batch's binary
     columns under 2 GiB (Arrow's 32-bit offsets)."""
@@ -385,7 +397,7 @@ def _batches(msgs: list, fields: list[str], todo: dict, fast=None) -> Iterator[p
     if not keep.all():
         msgs = list(itertools.compress(msgs, keep))
         tindex, parts, offsets = tindex[keep], parts[keep], offsets[keep]
-    yield from _MessageColumns(msgs, names, tindex, parts, offsets, fast).batches(fields)
+    yield from _MessageColumns(msgs, names, tindex, parts, offsets, fast, ids).batches(fields)
 
 
 class _Columns:
@@ -393,8 +405,9 @@ class _Columns:
     would import pandas in every Python worker: ~0.3-0.8 s each). Subclasses give the
     records' payloads, timestamps and the rest; this class the columns and the batches."""
 
-    def __init__(self, topics: list[str], tindex, parts, offsets, fast=None):
+    def __init__(self, topics: list[str], tindex, parts, offsets, fast=None, ids: Optional[dict] = None):
         self.topics, self.tindex, self.parts, self.offsets, self.fast = topics, tindex, parts, offsets, fast
+        self.ids = ids or {}
 
     def __len__(self) -> int:
         return len(self.offsets)
@@ -441,7 +454,7 @@ class _Columns:
             covered = self.fast.covers(done[FAST])  # json_arrow: Spark needs none of the bytes
             if "__value" in fields and covered:
                 done["__value"] = self.empty_values()
-            done[FAST] = self.fast.narrow(done[FAST], covered)
+            done[FAST] = self.fast.finish(done[FAST], covered)
         arrays = [done[f] if f in done else self.column(f) for f in fields] + [_bools(np.zeros(n, np.bool_))]
         yield pa.RecordBatch.from_arrays(arrays, names=fields + ["__eoi"])
 
@@ -456,6 +469,8 @@ class _Columns:
             return dictionary.take(_numbers(self.tindex, pa.int32()))
         if field == "__partition":
             return _numbers(self.parts, pa.int32())
+        if field == "__split":
+            return _numbers(_per_partition(self.topics, self.tindex, self.parts, self.ids, -1, np.int32), pa.int32())
         if field == "__offset":
             return _numbers(self.offsets, pa.int64())
         if field == "__timestamp":
@@ -475,8 +490,8 @@ class _Columns:
 class _MessageColumns(_Columns):
     """Records as confluent-kafka ``Message`` objects."""
 
-    def __init__(self, msgs: list, topics: list[str], tindex, parts, offsets, fast=None):
-        super().__init__(topics, tindex, parts, offsets, fast)
+    def __init__(self, msgs: list, topics: list[str], tindex, parts, offsets, fast=None, ids: Optional[dict] = None):
+        super().__init__(topics, tindex, parts, offsets, fast, ids)
         self.msgs = msgs
         self._values: Optional[list] = None
         self._stamps = None
@@ -492,7 +507,7 @@ class _MessageColumns(_Columns):
 
     def part(self, lo: int, hi: int) -> _Columns:
         out = _MessageColumns(self.msgs[lo:hi], self.topics, self.tindex[lo:hi], self.parts[lo:hi],
-                              self.offsets[lo:hi], self.fast)
+                              self.offsets[lo:hi], self.fast, self.ids)
         out._values = self._values[lo:hi] if self._values is not None else None
         return out
 
@@ -525,8 +540,9 @@ class _MessageColumns(_Columns):
 class _NativeColumns(_Columns):
     """Records of a connectors/kafka/native.py batch (rows ``rows`` of it)."""
 
-    def __init__(self, batch, rows: np.ndarray, topics: list[str], tindex, parts, offsets, fast=None):
-        super().__init__(topics, tindex, parts, offsets, fast)
+    def __init__(self, batch, rows: np.ndarray, topics: list[str], tindex, parts, offsets, fast=None,
+                 ids: Optional[dict] = None):
+        super().__init__(topics, tindex, parts, offsets, fast, ids)
         self.batch, self.rows = batch, rows
         self._stamps = None
 
@@ -536,7 +552,7 @@ class _NativeColumns(_Columns):
 
     def part(self, lo: int, hi: int) -> _Columns:
         return _NativeColumns(self.batch, self.rows[lo:hi], self.topics, self.tindex[lo:hi], self.parts[lo:hi],
-                              self.offsets[lo:hi], self.fast)
+                              self.offsets[lo:hi], self.fast, self.ids)
 
     def binary(self, key: bool) -> pa.Array:
         data, sizes, present = self.batch.payloads(self.rows, key)
@@ -614,7 +630,9 @@ def _bools(values) -> pa.Array:
 
 
 def plan(pos: dict[str, int], end: dict[str, int], tasks: int) -> list[Range]:
-    """Ranges between two positions, cut into about ``tasks`` tasks (large ranges split)."""
+    """Ranges between two positions, cut into about ``tasks`` tasks (large ranges split); a
+    partition's split id is its position in ``sorted(end)`` (``kafka_splits``'s order)."""
+    ids = {split_key(k): i for i, k in enumerate(sorted(end))}
     ranges = [(*split_key(k), pos.get(k, 0), e) for k, e in sorted(end.items()) if e > pos.get(k, 0)]
     total = sum(e - s for _, _, s, e in ranges)
     if not ranges:
@@ -634,7 +652,7 @@ def plan(pos: dict[str, int], end: dict[str, int], tasks: int) -> list[Range]:
         i = sizes.index(min(sizes))
         groups[i].append(r)
         sizes[i] += r[3] - r[2]
-    return [Range(g) for g in groups if g]
+    return [Range(g, {(t, p): ids[(t, p)] for t, p, _, _ in g}) for g in groups if g]
 
 
 def cap(pos: dict[str, int], end: dict[str, int], limit: int) -> dict[str, int]:
@@ -818,7 +836,8 @@ class KafkaDataSource(DataSource):
         from connectors.formats.json_arrow import spark_type
 
         def typed(f: str) -> str:
-            return spark_type(json.loads(self.options["value_fast"])) if f == FAST else SPARK_TYPES[f]
+            return spark_type(json.loads(self.options["value_fast"]), bool(self.options.get("value_raw_free"))) \
+                if f == FAST else SPARK_TYPES[f]
         return ", ".join(f"{f} {typed(f)}" for f in self._fields()) + ", __eoi boolean"
 
     def reader(self, schema) -> DataSourceReader:

@@ -328,7 +328,8 @@ class NexmarkEpochInfo:
 
 @dataclass(frozen=True)
 class NexmarkSplits:
-    """``ScanResult.splits``: the generators, and whether each has made all its events."""
+    """``ScanResult.splits``: the generators (a row's ``__split`` is its generator's index,
+    the position in this order), and whether each has made all its events."""
     counts: tuple
 
     def __call__(self, end: dict) -> dict[str, bool]:
@@ -362,7 +363,7 @@ class NexmarkFactory(ConnectorFactory):
         name = register_source(ctx.spark)
         raw = ctx.spark.readStream.format(name).options(**source_options).load()
         df = raw.select(*[F.col(f"`{n}`").cast(t.to_spark()).alias(n) for n, t in ctx.columns],
-                        F.concat(F.lit("nexmark:"), F.col(GEN).cast("string")).alias(SPLIT), F.col(EOI))
+                        F.col(GEN).alias(SPLIT), F.col(EOI))
         c = opts.config
         counts = tuple(s.count for s in c.splits())
         bounded = not opts.keep_alive and (c.events > 0 or c.stop_at >= 0)

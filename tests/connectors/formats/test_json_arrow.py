@@ -2,6 +2,7 @@
 record exactly as the JSON format's strict Spark reading does, or leaves it to Spark."""
 from __future__ import annotations
 
+import datetime
 import json
 
 from pyspark.sql import functions as F
@@ -144,17 +145,17 @@ def test_the_reader_sends_no_bytes_for_a_covered_batch():
     fields = wire_fields(TS_ONLY)
     d = Decoder(json.dumps(fields), json.dumps(raw_free(fields, iso=False)))
 
-    def value_column(values: list) -> list:
+    def value_column(values: list) -> tuple[list, int]:
         n = len(values)
         cols = _MessageColumns([None] * n, ["t"], np.zeros(n, np.int32), np.zeros(n, np.int32), np.arange(n), d)
         cols._values = values
         got = next(cols.batches(["__value", FAST]))
-        assert got.column(1).null_count == 0
-        return got.column(0).to_pylist()
+        return got.column(0).to_pylist(), got.column(1).null_count
     good = [b'{"i": 1, "ts": "2023-01-01 10:00:00"}', b'{"r": {"at": "2023-02-30 00:00:00"}}']
-    assert value_column(good + [None]) == [b"", b"", None]  # a tombstone stays one
-    bad = good + [b'{"ts": "2023-13-01 00:00:00"}']  # Spark's conversion fails: the error shows the record
-    assert value_column(bad) == bad
+    assert value_column(good + [None]) == ([b"", b"", None], 0)  # a tombstone stays one
+    # Spark's conversion fails: the error shows the record; Spark reads the whole batch's bytes
+    bad = good + [b'{"ts": "2023-13-01 00:00:00"}']
+    assert value_column(bad) == (bad, 3)
 
 
 def test_the_reader_sends_null_for_values_no_operator_reads():
@@ -175,10 +176,16 @@ def test_the_reader_sends_null_for_values_no_operator_reads():
     good = [b'{"i": 1, "ts": "2023-01-01 10:00:00", "s": "x", "r": {"id": 7, "at": "2023-01-01 10:00:00"}}',
             b'{"i": 2, "r": null, "s": "y"}']
     got = read(good)
+    at = datetime.datetime(2023, 1, 1, 10, tzinfo=datetime.timezone.utc)  # (parsed: the table's value)
     assert [(g["i"], g["s"], g["ts"], g["r"]) for g in got] == [
-        (1, None, None, {"id": None, "at": "2023-01-01 10:00:00"}), (2, None, None, None)]  # r's own NULL kept
-    # A time Spark's conversion may fail on: the batch is not covered, so the unread time
-    # stays (and fails the job in Spark); the other unread values are NULL all the same.
+        (1, None, None, {"id": None, "at": at}), (2, None, None, None)]  # r's own NULL kept
+    # With times Spark's conversion may fail on the batch is not covered: the reader sends
+    # none of it (Spark reads the bytes and checks every value).
+    assert read(good + [b'{"i": 3, "ts": "2023-13-01 00:00:00"}']) == [None] * 3
+    # Without raw_free (a DATE, say) the reader sends the strict wire values, the times as
+    # text: an unread time Spark's conversion may fail on stays (and fails the job in
+    # Spark); the other unread values are NULL all the same.
+    d = Decoder(json.dumps(fields), None, json.dumps(unread))
     got = read(good + [b'{"i": 3, "ts": "2023-13-01 00:00:00"}'])
     assert [(g["s"], g["ts"]) for g in got] == [(None, "2023-01-01 10:00:00"), (None, None),
                                                 (None, "2023-13-01 00:00:00")]
@@ -189,3 +196,28 @@ def test_the_reader_sends_null_for_values_no_operator_reads():
     plain = Decoder(json.dumps(fields), json.dumps(raw_free(fields, iso=False)))
     decoded = plain.decode(good)
     assert plain.narrow(decoded, True) is decoded
+
+
+def test_the_reader_parses_timestamps_as_spark_converts_them(spark):
+    """``_timestamps`` (the reader's parsing of a covered batch's TIMESTAMPs) gives the
+    instant json.py's conversion gives for every text TS_SAFE takes: random dates of
+    years 1000-9999 with days 01-31 (past the month's end: its last day), 0-9 fraction
+    digits (truncated to microseconds), NULLs, a slice of a larger array."""
+    import random
+
+    import pyarrow as pa
+
+    from connectors.formats.common import parse_timestamp
+    from connectors.formats.json_arrow import _timestamps
+    rnd = random.Random(7)
+
+    def text() -> str:
+        fraction = "" if rnd.random() < 0.3 else "." + "".join(rnd.choices("0123456789", k=rnd.randint(1, 9)))
+        return (f"{rnd.randint(1000, 9999):04d}-{rnd.randint(1, 12):02d}-{rnd.randint(1, 31):02d} "
+                f"{rnd.randint(0, 23):02d}:{rnd.randint(0, 59):02d}:{rnd.randint(0, 59):02d}{fraction}")
+    values = ["x", "y"] + SAFE_TIMES + [None] + [text() for _ in range(5000)] + [None]
+    got = _timestamps(pa.array(values, pa.string()).slice(2)).cast(pa.int64()).to_pylist()
+    df = spark.createDataFrame([(v,) for v in values[2:]], "t string")
+    want = [r[0] for r in df.select(F.unix_micros(parse_timestamp(F.col("t"), False, False))).collect()]
+    assert got == want
+    assert got[len(SAFE_TIMES)] is None and sum(g is None for g in got) == 2

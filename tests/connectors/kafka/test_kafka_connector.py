@@ -432,3 +432,48 @@ def test_json_values_decoded_by_the_reader_read_as_spark_reads_them(session, kaf
     assert out[("true", mixed)] == out[("false", mixed)]
     assert (12, False) in {(r[2], r[4]) for r in out[("true", mixed)]}  # "yes" is FALSE, as in Flink
     assert {str(r[7]) for r in out[("true", mixed)] if r[:7] == (None,) * 7} >= {"2023-02-28 10:00:00", "None"}
+
+
+def test_timestamps_the_reader_parses_read_as_spark_parses_them(session, kafka_bootstrap):
+    """Where every temporal field is a TIMESTAMP in Flink's SQL form, the reader sends a
+    batch's values as the table holds them, its TIMESTAMPs parsed (json_arrow ``finish``),
+    and Spark converts nothing of such a batch: the same rows as Spark's own reading,
+    streaming and batch, with times of every shape Flink reads (fractions of 1-9 digits,
+    a day past the month's end, a leap day, nested in a ROW), and batches the reader
+    leaves to Spark (a time only SMART resolving reads, a lenient number, a bad line)."""
+    from connectors.formats.json_arrow import raw_free, wire_fields
+    from sqlengine import types as T
+    cols = ("i INT, s STRING, ts TIMESTAMP(3), r ROW<id BIGINT, `at` TIMESTAMP(6), `inner` ROW<n INT>>")
+    times = ["2023-01-01 10:00:00", "2023-02-29 10:00:00.5", "2024-02-29 23:59:59.123456789", "2024-02-31 00:00:01.12",
+             "1000-01-01 00:00:00", "9999-12-31 23:59:59.999999", "2023-04-31 12:00:00.000", "1970-01-01 00:00:00.000001"]
+    plain = [json.dumps({"i": k, "s": f"v{k}", "ts": t, "r": {"id": k, "at": times[-1 - j], "inner": {"n": k}}}).encode()
+             for k, (j, t) in enumerate([*enumerate(times)] * 3)] + [b'{"i": 99, "r": null}', b'{}']
+    left = [b'{"ts": "2023-01-01 24:00:00"}', b'{"i": "12"}', b'not json', b'{"r": {"at": "2023-02-30 10:00"}}']
+    topic = new_topic(kafka_bootstrap, 2)
+    produce(kafka_bootstrap, topic, [{"value": line, "partition": i % 2} for i, line in enumerate(plain + left + plain)])
+    # the reader sends this table's values typed: its only temporal fields are SQL-form TIMESTAMPs
+    assert raw_free(wire_fields([("i", T.INT()), ("ts", T.TIMESTAMP(3)), ("r", T.ROW([("at", T.TIMESTAMP(6))]))]),
+                    iso=False) == [["ts"], ["r", "at"]]
+    out = {}
+    for mode in ("batch", "streaming"):
+        session.execute_sql(f"SET 'execution.runtime-mode' = '{mode}'")
+        for on in ("true", "false"):
+            session.execute_sql(f"SET 'sqlengine.kafka.arrow-json' = '{on}'")
+            name = f"t_{on}_{mode}"
+            session.execute_sql(source_ddl(name, topic, kafka_bootstrap, ", 'json.ignore-parse-errors' = 'true'", cols))
+            rows = [tuple(r)[1:] if mode == "streaming" else tuple(r)  # (the row kind, +I)
+                    for r in session.execute_sql(f"SELECT * FROM {name}").collect()]
+            out[(mode, on)] = sorted(rows, key=repr)
+    session.execute_sql("RESET 'sqlengine.kafka.arrow-json'")
+    session.execute_sql("RESET 'execution.runtime-mode'")
+    want = out[("batch", "false")]
+    assert len(want) == 2 * len(plain) + len(left) - 1  # 'not json' skipped
+    for key, rows in out.items():
+        assert rows == want, key
+    got = {(r[0], str(r[2]), str(r[3][1])) for r in want if r[0] is not None and r[0] < 3}
+    assert got == {(0, "2023-01-01 10:00:00", "1970-01-01 00:00:00.000001"),
+                   (1, "2023-02-28 10:00:00.500000", "2023-04-30 12:00:00"),
+                   (2, "2024-02-29 23:59:59.123456", "9999-12-31 23:59:59.999999")}
+    assert "2023-01-02 00:00:00" in {str(r[2]) for r in want}  # 24:00 (SMART, Spark's path) is the next day
+    assert 12 in {r[0] for r in want}  # a lenient number, Spark's path
+

@@ -97,3 +97,29 @@ def test_an_unknown_client_property_fails_the_read_by_name(kafka_bootstrap, path
     opts["client_secret_config"] = json.dumps({"bootstrap.servers": kafka_bootstrap, "no.such.property": "1"})
     with pytest.raises(Exception, match="no.such.property"):
         list(read_ranges(opts, ["__value"], Range([("x", 0, 0, 1)])))
+
+
+def test_a_records_split_id_is_its_partitions_position_among_the_epochs_splits(kafka_bootstrap):
+    """``__split`` (per-split watermarks compare it per row): the position of the record's
+    partition in ``kafka_splits(end)``, the watermark assigner's order, in both paths; with
+    12 partitions the order is the names' ("t:10" before "t:2"), and splitting a large
+    range across tasks keeps its id."""
+    from connectors.kafka.factory import kafka_splits
+    from connectors.kafka.reader import SPLIT_MIN, plan
+    a, b = new_topic(kafka_bootstrap, 12), new_topic(kafka_bootstrap, 1)
+    produce(kafka_bootstrap, a, ({"value": _value(i), "partition": (2, 10, 11)[i % 3]} for i in range(30)))
+    produce(kafka_bootstrap, b, ({"value": _value(i)} for i in range(5)))
+    end = {f"{a}:{p}": (10 if p in (2, 10, 11) else 0) for p in range(12)} | {f"{b}:0": 5}
+    order = list(kafka_splits({"pos": end}))
+    assert order.index(f"{a}:10") < order.index(f"{a}:2")
+    pos = {f"{a}:10": 4}
+    for path in ("true", "false"):
+        rows = [r for part in plan(pos, end, 2)
+                for r in pa.Table.from_batches(list(read_ranges(_options(kafka_bootstrap, path),
+                                                                ["__topic", "__partition", "__split"], part))).to_pylist()]
+        assert len(rows) == 10 + 6 + 10 + 5
+        assert {(r["__topic"], r["__partition"], r["__split"]) for r in rows} == \
+            {(t, p, order.index(f"{t}:{p}")) for t, p in ((a, 2), (a, 10), (a, 11), (b, 0))}
+    big = {f"{a}:2": SPLIT_MIN * 3}
+    pieces = [r for part in plan({}, big, 4) for r in part.ranges]
+    assert len(pieces) > 1 and {i for part in plan({}, big, 4) for i in part.ids.values()} == {0}

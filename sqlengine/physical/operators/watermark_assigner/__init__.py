@@ -61,9 +61,9 @@ class WatermarkAssigner(Operator):
         ms = F.unix_millis(F.col(f"f{node.rowtime}"))
         if splits is None:
             top = F.max(ms)
-        else:  # the largest event time per split, as text: "<ms>,,<ms>" in the splits' order
-            top = F.concat_ws(",", *[F.coalesce(F.max(F.when(F.col(SPLIT) == F.lit(k), ms)).cast("string"),
-                                                F.lit("")) for k in sorted(splits)])
+        else:  # the largest event time per split (``__split``: its position), as text "<ms>,,<ms>"
+            top = F.concat_ws(",", *[F.coalesce(F.max(F.when(F.col(SPLIT) == F.lit(i), ms)).cast("string"),
+                                                F.lit("")) for i in range(len(splits))])
         name = f"watermark_{ctx.node.id}_{ctx.epoch}"
         observed = child.df.observe(name, top.alias("m"))
         ctx.set_watermark(LazyWatermark(observed, name, top, finish))
@@ -100,7 +100,7 @@ def _per_split(ctx: EpochContext, node: P.WatermarkAssigner, splits: dict, finis
     now = ctx.now_ms
 
     def per_split(text: Optional[str]) -> int:
-        keys = sorted(splits)
+        keys = list(splits)  # in the order of the rows' split ids
         values = text.split(",") if text else [""] * len(keys)
         for k, v in zip(keys, values):
             if v:
