@@ -136,22 +136,28 @@ def _temporal(spec) -> bool:
     return any(_temporal(s) for _, s in spec[1])
 
 
-def _without(struct: pa.Array, paths: list) -> pa.Array:
-    """``struct`` (a StructArray) with the values at ``paths`` (member names down from it)
-    all NULL; its own validity and every other value as they were."""
+def _at_paths(struct: pa.Array, paths: list, leaf) -> pa.Array:
+    """``struct`` (a StructArray) with each value at ``paths`` (member names down from it)
+    replaced by ``leaf(values)``; its own validity and every other value as they were."""
     here = {p[0] for p in paths if len(p) == 1}
     children = []
     for i, f in enumerate(struct.type):
         child = struct.field(i)
         if f.name in here:
-            child = pa.nulls(len(struct), f.type)
+            child = leaf(child)
         else:
             below = [p[1:] for p in paths if len(p) > 1 and p[0] == f.name]
             if below and pa.types.is_struct(f.type):
-                child = _without(child, below)
+                child = _at_paths(child, below, leaf)
         children.append(child)
     mask = struct.is_null() if struct.null_count else None
-    return pa.StructArray.from_arrays(children, fields=list(struct.type), mask=mask)
+    fields = [pa.field(f.name, c.type) for f, c in zip(struct.type, children)]
+    return pa.StructArray.from_arrays(children, fields=fields, mask=mask)
+
+
+def _without(struct: pa.Array, paths: list) -> pa.Array:
+    """``struct`` with the values at ``paths`` all NULL."""
+    return _at_paths(struct, paths, lambda values: pa.nulls(len(values), values.type))
 
 
 def _arrow(spec, typed: bool = False) -> pa.DataType:
@@ -217,25 +223,6 @@ def _timestamps(text: pa.Array) -> pa.Array:
     return pa.Array.from_buffers(TIMESTAMP_ARROW, n, [validity, pa.py_buffer(micros)], null_count=text.null_count)
 
 
-def _typed(struct: pa.Array, paths: list) -> pa.Array:
-    """``struct`` with the TIMESTAMP text at ``paths`` (member names down from it) parsed
-    (``_timestamps``); its own validity and every other value as they were."""
-    here = {p[0] for p in paths if len(p) == 1}
-    children, fields = [], []
-    for i, f in enumerate(struct.type):
-        child = struct.field(i)
-        if f.name in here:
-            child = _timestamps(child)
-        else:
-            below = [p[1:] for p in paths if len(p) > 1 and p[0] == f.name]
-            if below and pa.types.is_struct(f.type):
-                child = _typed(child, below)
-        children.append(child)
-        fields.append(pa.field(f.name, child.type))
-    mask = struct.is_null() if struct.null_count else None
-    return pa.StructArray.from_arrays(children, fields=fields, mask=mask)
-
-
 class Decoder:
     """Executor side: ``decode`` a batch's values (bytes, or None for a tombstone)."""
 
@@ -289,8 +276,8 @@ class Decoder:
         if self.raw_free is None:
             return self.narrow(decoded, covered)
         if not covered:
-            return pa.nulls(len(decoded), self.sent)
-        return _typed(self.narrow(decoded, True), self.raw_free)
+            return self.sent_nulls(len(decoded))
+        return _at_paths(self.narrow(decoded, True), self.raw_free, _timestamps)
 
     def sent_nulls(self, n: int) -> pa.Array:
         return pa.nulls(n, self.sent)

@@ -237,7 +237,6 @@ def read_ranges(options: dict, fields: list[str], part: Range) -> Iterator[pa.Re
             "auto.offset.reset": "error"}  # records gone from the broker: an error, not a skip
     todo = {(t, p): (s, e) for t, p, s, e in part.ranges if e > s}
     fast = _decoder(options)
-    ids = getattr(part, "ids", None) or {}
     if _native(options, fields):
         from connectors.kafka import native
         consumer = native.Consumer(conf)
@@ -260,7 +259,7 @@ def read_ranges(options: dict, fields: list[str], part: Range) -> Iterator[pa.Re
                                          f"the broker did not return the records (is it reachable?).")
                 continue
             idle_since = time.monotonic()
-            out, finished = records(got, fields, todo, fast, ids)
+            out, finished = records(got, fields, todo, fast, part.ids)
             if out:
                 yield from out
                 reached("kafka-read")
@@ -369,13 +368,14 @@ def _split(msgs: list, todo: dict) -> tuple[list, set]:
 
 def _in_range(names: list[str], tindex, parts, offsets, todo: dict) -> np.ndarray:
     """Which records lie inside their partition's range (not past its end, of a partition still read)."""
-    return offsets < _per_partition(names, tindex, parts, {tp: e for tp, (_, e) in todo.items()}, -1, np.int64)
+    return offsets < _per_partition(names, tindex, parts, {tp: e for tp, (_, e) in todo.items()}, np.int64)
 
 
-def _per_partition(names: list[str], tindex, parts, values: dict, missing: int, dtype) -> np.ndarray:
-    """Each record's ``values[(topic, partition)]`` (``missing`` where absent), by a lookup table."""
+def _per_partition(names: list[str], tindex, parts, values: dict, dtype) -> np.ndarray:
+    """Each record's ``values[(topic, partition)]`` (-1 where absent: for an end offset,
+    one every offset is past), by a lookup table."""
     width = int(parts.max()) + 1 if len(parts) else 1
-    table = np.full(len(names) * width, missing, dtype)
+    table = np.full(len(names) * width, -1, dtype)
     for (t, p), v in values.items():
         if t in names and p < width:
             table[names.index(t) * width + p] = v
@@ -470,7 +470,7 @@ class _Columns:
         if field == "__partition":
             return _numbers(self.parts, pa.int32())
         if field == "__split":
-            return _numbers(_per_partition(self.topics, self.tindex, self.parts, self.ids, -1, np.int32), pa.int32())
+            return _numbers(_per_partition(self.topics, self.tindex, self.parts, self.ids, np.int32), pa.int32())
         if field == "__offset":
             return _numbers(self.offsets, pa.int64())
         if field == "__timestamp":
