@@ -212,7 +212,10 @@ class KafkaFactory(ConnectorFactory):
             decoded, named = _decode(spec, data, fast if data == "__value" else "")
             preludes += decoded.prelude
             for c, n in zip(named, spec.table_names):
-                cols[n] = c  # a column in key and value (value.fields-include ALL): the value's, as Flink
+                # A column in key and value (value.fields-include ALL): the value's, as Flink,
+                # but the key's in upsert-kafka's tombstone (Flink's delete carries the key).
+                both = k.upsert and data == "__value" and n in cols
+                cols[n] = F.when(F.col(data).isNull(), cols[n]).otherwise(c).alias(n) if both else c
             bads.append(F.when(F.col(data).isNull(), F.lit(False)).otherwise(decoded.bad))
             reasons.append(decoded.reason)
         if changelog:
