@@ -60,6 +60,14 @@ class Operator:
         a watermark assigner with no such operator downstream computes none."""
         return False
 
+    def materializes(self, node: P.Node) -> bool:
+        """Whether everything ``lower_epoch`` emits is computed from frames it persisted
+        (``EpochContext.persist``) that hold all of its inputs' rows: then the node's
+        consumers, however many, never read the epoch's input again, and the runtime need
+        not persist the input for them (runtime/epoch.py). A wrong True costs a second
+        read of the input, never a wrong answer (sources are replayable)."""
+        return False
+
     def lookup_inputs(self, node: P.Node) -> tuple[P.Node, ...]:
         """Scans below this node that are read as lookup tables, not as streams."""
         return ()

@@ -292,12 +292,20 @@ def _offsets_entry(checkpoint: str, epoch: int) -> Optional[tuple[dict, list[Opt
 
 def _reads_batch_twice(dag: Dag) -> bool:
     """Whether an epoch's input is read more than once (then it is persisted first):
-    several scans do (each reads the tagged batch), and so does a DAG that forks anywhere
-    (a node with several consumers: each branch's plan reaches back to the batch; Nexmark's
-    q7 reads ``bid`` into a window aggregate and into the join with its result, and read and
-    decoded every epoch's Kafka records twice). Stateful operators persist what they read
-    twice themselves (their netted deltas); watermarks are observed on the way
+    several scans do (each reads the tagged batch), and so does a DAG that forks where
+    the branches reach back to the batch: at a node whose output is computed from the
+    epoch's input through operators that persist nothing (Nexmark's q7 reads ``bid`` into
+    a window aggregate and into the join with its result, and read and decoded every
+    epoch's Kafka records twice). A fork at or after an operator that computes its output
+    from frames it persisted (``Operator.materializes``: the stateful ones) reads those
+    frames, not the batch: q5's two branches over one HOP aggregate, where persisting the
+    batch only cost its cache (benchmarks/README.md). Stateful operators persist what
+    they read twice themselves (their netted deltas); watermarks are observed on the way
     (``LazyWatermark``)."""
     if len(dag.sources()) > 1:
         return True
-    return any(len(c) > 1 for c in dag.consumers().values())
+    fresh: set[str] = set()  # nodes whose output is computed from the batch itself
+    for n in dag.nodes:  # inputs before their consumers
+        if n.op.source or (any(s.id in fresh for s, _ in n.inputs) and not n.op.materializes(n.logical)):
+            fresh.add(n.id)
+    return any(len(c) > 1 and node in fresh for node, c in dag.consumers().items())

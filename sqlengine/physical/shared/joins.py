@@ -30,6 +30,10 @@ class JoinOperator(Operator):
     stateful = True
     kind = "Join"
 
+    def materializes(self, node: P.Node) -> bool:
+        """Per epoch each side's delta (``deltas``) or pending rows (``pend``) is persisted, and so is the output (``finish``)."""
+        return True
+
     def explain(self, node: P.Join) -> str:
         return (f"{self.kind}(joinType=[{node.join_type()}], where=[{node.condition}], "
                 f"select=[{', '.join(node.names())}])")

@@ -16,6 +16,10 @@ from sqlengine.runtime.context import BatchContext, EpochContext
 class ChangelogNormalize(Operator):
     stateful = True
 
+    def materializes(self, node: P.Node) -> bool:
+        """Per epoch the last change per key is persisted and the changes come from it."""
+        return True
+
     def explain(self, node: P.ChangelogNormalize) -> str:
         names = node.input.names()
         return f"ChangelogNormalize(key=[{', '.join(names[k] for k in node.keys)}])"

@@ -17,6 +17,10 @@ from sqlengine.runtime.context import BatchContext, EpochContext
 class GroupAggregate(Operator):
     stateful = True
 
+    def materializes(self, node: P.Node) -> bool:
+        """Per epoch the netted delta (or, merging, the joined results) is persisted and the changes come from it."""
+        return True
+
     def explain(self, node: P.Aggregate) -> str:
         names = node.input.names()
         keys = ", ".join(names[k] for k in node.keys)

@@ -22,6 +22,10 @@ class Match(Operator):
     stateful = True
     insert_only_inputs = "Match Recognize"
 
+    def materializes(self, node: P.Node) -> bool:
+        """Per epoch the rows and the state meet in a persisted frame, and the matches come from it."""
+        return True
+
     def explain(self, node: P.Match) -> str:
         names = node.input.names()
         order = ", ".join(f"{names[k.index]} {'ASC' if k.ascending else 'DESC'}" for k in node.order_keys)

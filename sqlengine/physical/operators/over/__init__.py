@@ -17,6 +17,10 @@ class OverAggregate(Operator):
     stateful = True
     insert_only_inputs = "StreamPhysicalOverAggregate"
 
+    def materializes(self, node: P.Node) -> bool:
+        """Per epoch the pending rows are persisted and the output is computed from them."""
+        return True
+
     def explain(self, node: P.Over) -> str:
         names = node.input.names()
         order = ", ".join(f"{names[k.index]} {'ASC' if k.ascending else 'DESC'}" for k in node.order_keys)

@@ -17,6 +17,10 @@ from sqlengine.runtime.context import BatchContext, EpochContext
 class Rank(Operator):
     stateful = True
 
+    def materializes(self, node: P.Node) -> bool:
+        """Per epoch the routed delta (or the window's pending rows) is persisted and the changes come from it."""
+        return True
+
     def label(self, node: P.Rank) -> str:
         base = "Deduplicate" if node.is_deduplicate() else "Rank"
         return f"Window{base}" if is_window_rank(node) else base

@@ -17,6 +17,10 @@ from sqlengine.runtime.context import BatchContext, EpochContext
 class WindowAggregate(Operator):
     stateful = True
 
+    def materializes(self, node: P.Node) -> bool:
+        """Per epoch rows wait in a persisted pending frame (sliced, session, or per row) and the windows fire from it."""
+        return True
+
     def explain(self, node: P.WindowAggregate) -> str:
         names = node.input.names()
         keys = ", ".join(names[k] for k in node.keys)
