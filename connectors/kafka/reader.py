@@ -63,11 +63,17 @@ SPARK_TYPES = {"__key": "binary", "__value": "binary", "__topic": "string", "__p
                "__offset": "bigint", "__timestamp": "bigint", "__timestamp_type": "string",
                "__headers": "map<string,binary>", "__leader_epoch": "int",
                "__split": "int"}
-CONSUME_BATCH = 50_000
-# benchmarks/README.md. librdkafka postpones a partition's next fetch by fetch.queue.backoff.ms
-# (1 s by default) once its local queue is over its thresholds: a task that drains the queue
-# faster then waits. 10 ms: 1.2M events read in 0.7 s instead of 1.6 s (CPU 1.0 s against 0.9).
-FETCH = {"fetch.max.bytes": "52428800", "max.partition.fetch.bytes": "10485760", "fetch.queue.backoff.ms": "10"}
+# Records per consume call, and so per batch decoded and sent to Spark; librdkafka's
+# fetches and its local queue per partition kept to a few MB. A reader of four partitions
+# held ~120 MB in librdkafka and peaked at 510 MB RSS with 50,000-record batches and 50 MB
+# fetches; with these, 333 MB and no more CPU (Nexmark q0 at 10M: 300 MB less over the
+# process tree; benchmarks/README.md, "Readers' memory").
+CONSUME_BATCH = 10_000
+# librdkafka postpones a partition's next fetch by fetch.queue.backoff.ms (1 s by default)
+# once its local queue is over its thresholds: a task that drains the queue faster then
+# waits. 10 ms: 1.2M events read in 0.7 s instead of 1.6 s (CPU 1.0 s against 0.9).
+FETCH = {"fetch.max.bytes": "8388608", "max.partition.fetch.bytes": "2097152", "fetch.queue.backoff.ms": "10",
+         "queued.max.messages.kbytes": "8192"}
 TIMESTAMP_TYPES = {0: "NoTimestampType", 1: "CreateTime", 2: "LogAppendTime"}
 BINARY_LIMIT = (1 << 31) - 1  # bytes in one Arrow binary column (32-bit offsets)
 SPLIT_MIN = 200_000  # a partition's range is split across tasks only above this many offsets
