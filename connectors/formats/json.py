@@ -77,7 +77,7 @@ def decode(text: Column, columns: list[tuple[str, DataType]], options: Options,
 
 def decode_detailed(text: Column, columns: list[tuple[str, DataType]], o: JsonOptions,
                     tag: str = "__json", inline: bool = False, fast: Optional[Column] = None,
-                    typed: bool = False) -> Decoded:
+                    typed: bool = False, sent: Optional[list] = None) -> Decoded:
     """Like ``decode`` plus a ``reason`` Column naming what is wrong with a bad line.
 
     The parsed objects are ``prelude`` columns (``<tag>_strict``, and ``<tag>_loose``
@@ -89,7 +89,9 @@ def decode_detailed(text: Column, columns: list[tuple[str, DataType]], o: JsonOp
     ``fast``: the strict reading done already where it is not null (json_arrow.py); with
     ``typed`` it holds the table's values themselves (TIMESTAMPs parsed, nothing left to
     convert or check): a row that has it takes them as they are, and only the others are
-    parsed here (every expression below is NULL for the first, and cheap)."""
+    parsed here (every expression below is NULL for the first, and cheap); ``sent``: the
+    members it has (json_arrow.sent_fields: the values no operator reads left out, NULL
+    here), or None for all."""
     for name, t in columns:
         _check_type(t)
     if any(name == CORRUPT for name, _ in columns):
@@ -123,8 +125,9 @@ def decode_detailed(text: Column, columns: list[tuple[str, DataType]], o: JsonOp
                   for a, b in zip(leaves, alt)]
         line_bad = ~strict_ok & loose.getField(CORRUPT).isNotNull()
     missing = _missing_fields(text, columns) if o.fail_on_missing_field else None
+    typed_values = _typed_values(fast, columns, sent) if typed and fast is not None else None
     decoded = _assemble(text, columns, leaves, line_bad, missing, o.ignore_parse_errors,
-                        fast if typed else None)
+                        fast if typed else None, typed_values)
     if not inline:
         decoded.prelude.extend(prelude)
     return decoded
@@ -165,9 +168,41 @@ def _lenient_alt(loose: Column, can_fail: list[bool]) -> list[Leaf]:
             else Leaf(loose.getField(f"v{i}"), False) for i, fails in enumerate(can_fail)]
 
 
+def _typed_values(fast: Column, columns, sent: Optional[list]) -> list[Column]:
+    """Each column's value in the reader's typed struct ``fast``, which has the members
+    ``sent`` (``[name, spec]`` as json_arrow's, all when None): a value left out is NULL,
+    a ROW read in part is rebuilt with NULL for the members left out (NULL where it is)."""
+    if sent is None:
+        return [fast.getField(name) for name, _ in columns]
+    specs = {n: s for n, s in sent}
+    return [_typed_member(fast, name, t, specs.get(name)) for name, t in columns]
+
+
+def _typed_member(parent: Column, name: str, t: DataType, spec) -> Column:
+    if spec is None:
+        return F.lit(None).cast(t.to_spark())
+    value = parent.getField(name)
+    if isinstance(spec, str) or t.root != "ROW" or _whole(t, spec):
+        return value
+    members = {n: s for n, s in spec[1]}
+    row = F.struct(*[_typed_member(value, f.name, f.type, members.get(f.name)).alias(f.name) for f in t.fields])
+    return F.when(value.isNotNull(), row)
+
+
+def _whole(t: DataType, spec) -> bool:
+    """Whether a ROW's sent spec has every member of ``t``, at every depth."""
+    if isinstance(spec, str) or t.root != "ROW":
+        return True
+    members = {n: s for n, s in spec[1]}
+    return len(members) == len(t.fields) and all(f.name in members and _whole(f.type, members[f.name])
+                                                  for f in t.fields)
+
+
 def _assemble(text: Column, columns, leaves: list[Leaf], line_bad: Column,
-              missing: Optional[Column], ignore: bool, typed: Optional[Column] = None) -> Decoded:
-    """``typed``: the reader's values where not null (decode_detailed), taken as they are."""
+              missing: Optional[Column], ignore: bool, typed: Optional[Column] = None,
+              typed_values: Optional[list[Column]] = None) -> Decoded:
+    """``typed``: the reader's values where not null (decode_detailed), taken as they are
+    (``typed_values``: each column's)."""
     reasons = [F.when(line_bad, F.lit("not a JSON object matching the table schema."))]
     reasons += [F.when(as_column(leaf.bad), F.lit(f"Fail to deserialize at field: {name}."))
                 for leaf, (name, _) in zip(leaves, columns) if not isinstance(leaf.bad, bool)]
@@ -176,7 +211,7 @@ def _assemble(text: Column, columns, leaves: list[Leaf], line_bad: Column,
     # A value that cannot be converted is already NULL (as Flink nulls it when ignoring errors).
     values = [leaf.value for leaf in leaves]
     if typed is not None:
-        values = [F.when(typed.isNotNull(), typed.getField(name)).otherwise(v) for v, (name, _) in zip(values, columns)]
+        values = [F.when(typed.isNotNull(), tv).otherwise(v) for v, tv in zip(values, typed_values)]
     values = [v.alias(name) for v, (name, _) in zip(values, columns)]
     if ignore:  # only unreadable lines are skipped
         bad = line_bad

@@ -48,7 +48,11 @@ Values no operator of the job reads (``ScanContext.unread``, sqlengine/plan/read
 sent as NULL in a decoded batch (``Decoder.narrow``): Arrow has checked them already, so
 only a temporal one could still fail in Spark, and that one is left out only when the
 batch is covered. Nexmark's q3 reads no member of the bids that are 92% of its events:
-at 10M events its INSERT took 56.6 s instead of 72.3 s (benchmarks/README.md).
+at 10M events its INSERT took 56.6 s instead of 72.3 s (benchmarks/README.md). Typed, they
+are not in the struct at all (``sent_fields``; json.py puts NULL in their place): Spark
+converts every member of the struct a Python source gives it from Arrow into its rows,
+read or not, and its TIMESTAMPs need no parsing here (Arrow's reading and ``covers``
+still check every value).
 """
 from __future__ import annotations
 
@@ -176,11 +180,48 @@ def _member(name: str, spec, typed: bool) -> str:
     return f"`{name.replace('`', '``')}`: {_spark(spec, typed)}"
 
 
-def spark_type(fields: list, typed: bool = False) -> str:
+def spark_type(fields: list, typed: bool = False, unread: Optional[list] = None) -> str:
     """The Spark DDL of ``__value_fast``: json.py's strict wire schema, or with ``typed``
-    (the reader's ``raw_free`` option) the table's values, TIMESTAMPs parsed."""
-    members = [_member(n, s, typed) for n, s in fields]
+    (the reader's ``raw_free`` option) the table's values, TIMESTAMPs parsed, without the
+    values no operator reads (``sent_fields``)."""
+    members = [_member(n, s, typed) for n, s in sent_fields(fields, typed, unread)]
     return f"struct<{', '.join(members + [f'{CORRUPT}: string'])}>"
+
+
+def sent_fields(fields: list, typed: bool, unread: Optional[list]) -> list:
+    """The members ``__value_fast`` has: typed, ``fields`` without the values at the
+    ``unread`` paths (a covered batch is sent without them: Spark converts every member
+    of the struct it is given from Arrow into its rows, read or not — Nexmark's events
+    hold 25 values, q5 reads 5); otherwise all of them (the unread ones sent as NULL)."""
+    return prune(fields, unread or []) if typed else fields
+
+
+def prune(fields: list, paths: list) -> list:
+    """``fields`` (``[name, spec]`` pairs) without the values at ``paths`` (names from a
+    field down); a ROW that would lose every member keeps its first (the ROW is read)."""
+    out = []
+    for name, spec in fields:
+        below = [p[1:] for p in paths if p and p[0] == name]
+        if [] in below:
+            continue  # the whole field
+        if below and not isinstance(spec, str):
+            spec = ["ROW", prune(spec[1], below) or [list(spec[1][0])]]
+        out.append([name, spec])
+    return out
+
+
+def _select(struct: pa.Array, fields: list) -> pa.Array:
+    """``struct`` (a StructArray) with only the members of ``fields`` (``[name, spec]``,
+    ``prune``d from its own), its validity as it was."""
+    children, out_fields = [], []
+    for name, spec in fields:
+        child = struct.field(struct.type.get_field_index(name))
+        if not isinstance(spec, str) and child.type.num_fields != len(spec[1]):
+            child = _select(child, spec[1])
+        children.append(child)
+        out_fields.append(pa.field(name, child.type))
+    mask = struct.is_null() if struct.null_count else None
+    return pa.StructArray.from_arrays(children, fields=out_fields, mask=mask)
 
 
 def _timestamps(text: pa.Array) -> pa.Array:
@@ -231,13 +272,17 @@ class Decoder:
         self.schema = pa.schema([pa.field(n, _arrow(spec)) for n, spec in fields])
         self.type = pa.struct(list(self.schema) + [pa.field(CORRUPT, pa.string())])
         self.raw_free: Optional[list] = json.loads(raw_free) if raw_free else None
-        # What the reader sends (``finish``): with raw_free the table's values (``typed``).
-        self.sent = pa.struct([pa.field(n, _arrow(spec, self.raw_free is not None)) for n, spec in fields] +
-                              [pa.field(CORRUPT, pa.string())])
+        typed = self.raw_free is not None
         # Per value no operator reads (plan/reads.py): its path, and whether Spark's
         # conversion of it can fail (a temporal value, parsed from its text in Spark).
         specs = [(path, _spec_at(fields, path)) for path in json.loads(unread or "[]")]
         self.unread = [(path, _temporal(spec)) for path, spec in specs if spec is not None]
+        # What the reader sends (``finish``): with raw_free the table's values (``typed``),
+        # only those some operator reads, and the paths of their TIMESTAMPs.
+        self.kept = sent_fields(fields, typed, [p for p, _ in self.unread])
+        self.sent = pa.struct([pa.field(n, _arrow(spec, typed)) for n, spec in self.kept] +
+                              [pa.field(CORRUPT, pa.string())])
+        self.kept_times = [p for p in self.raw_free or [] if _spec_at(self.kept, p) is not None]
 
     def narrow(self, decoded: pa.Array, covered: bool) -> pa.Array:
         """``decoded`` with NULL for the values no operator reads, where Spark could not
@@ -270,14 +315,14 @@ class Decoder:
 
     def finish(self, decoded: pa.Array, covered: bool) -> pa.Array:
         """What the reader sends as ``__value_fast`` for a batch ``decode`` read: without
-        raw_free the strict wire values (``narrow``ed); with it the table's values, the
-        TIMESTAMPs parsed here, for a ``covered`` batch (Spark converts nothing of it), and
-        nulls for any other (Spark reads its bytes)."""
+        raw_free the strict wire values (``narrow``ed); with it the table's values that
+        some operator reads (``kept``), the TIMESTAMPs parsed here, for a ``covered`` batch
+        (Spark converts nothing of it), and nulls for any other (Spark reads its bytes)."""
         if self.raw_free is None:
             return self.narrow(decoded, covered)
         if not covered:
             return self.sent_nulls(len(decoded))
-        return _at_paths(self.narrow(decoded, True), self.raw_free, _timestamps)
+        return _at_paths(_select(decoded, self.kept + [[CORRUPT, "VARCHAR"]]), self.kept_times, _timestamps)
 
     def sent_nulls(self, n: int) -> pa.Array:
         return pa.nulls(n, self.sent)

@@ -114,12 +114,13 @@ def _fast_options(spec: KO.FormatSpec, fast: list, unread) -> dict[str, str]:
     return out
 
 
-def _decode(spec: KO.FormatSpec, data: str, fast: str = ""):
+def _decode(spec: KO.FormatSpec, data: str, fast: str = "", sent: Optional[list] = None):
     """The format's columns (named as the table's) from the record field ``data`` (bytes, or
     its text in ``<data>_text`` for text formats; ``fast``: also the reader's decoding,
-    ``"wire"`` or ``"typed"``: json.decode_detailed)."""
+    ``"wire"`` or ``"typed"``: json.decode_detailed; ``sent``: the members the reader's
+    typed values have, json_arrow.sent_fields)."""
     raw = F.col(data) if getattr(spec.module, "BINARY", False) else F.col(_text(data))
-    extra = {"fast": F.col(FAST), "typed": fast == "typed"} if fast else {}
+    extra = {"fast": F.col(FAST), "typed": fast == "typed", "sent": sent} if fast else {}
     decoded = spec.module.decode_detailed(raw, list(spec.columns), spec.options, tag=data + "_parsed", **extra)
     cols = [c.alias(name) for c, name in zip(decoded.columns, spec.table_names)]
     return decoded, cols
@@ -177,7 +178,11 @@ class KafkaFactory(ConnectorFactory):
         observed = f"kafka[{ctx.table_name}]#{token.rsplit('#', 1)[1]}"
         handle = observed if ctx.streaming else Observation(observed)
         mode = "" if fast is None else "typed" if "value_raw_free" in source_options else "wire"
-        df = self._decoded(raw, ctx, k, ignore, handle, mode)
+        sent = None
+        if mode == "typed":
+            from connectors.formats.json_arrow import sent_fields
+            sent = sent_fields(fast, True, json.loads(source_options.get("value_unread") or "[]"))
+        df = self._decoded(raw, ctx, k, ignore, handle, mode, sent)
         bounded = k.bounded.mode != "unbounded"
         result = ScanResult(df, f"KafkaSource(topic={k.topic_label()}, format={k.value.name if k.value else '-'})",
                             EndOfInput(token) if ctx.streaming and bounded else None,
@@ -191,7 +196,8 @@ class KafkaFactory(ConnectorFactory):
         result.observation = handle if ignore else None
         return result
 
-    def _decoded(self, raw, ctx: ScanContext, k: KO.KafkaOptions, ignore: bool, handle, fast: str = ""):
+    def _decoded(self, raw, ctx: ScanContext, k: KO.KafkaOptions, ignore: bool, handle, fast: str = "",
+                 sent: Optional[list] = None):
         cols: dict[str, Column] = {}
         bads, reasons = [], []
         # The bytes as text once (a text decoder reads its input several times), then the
@@ -209,7 +215,7 @@ class KafkaFactory(ConnectorFactory):
         for spec, data in ((k.key, "__key"), (k.value, "__value")):
             if spec is None:
                 continue
-            decoded, named = _decode(spec, data, fast if data == "__value" else "")
+            decoded, named = _decode(spec, data, fast if data == "__value" else "", sent)
             preludes += decoded.prelude
             for c, n in zip(named, spec.table_names):
                 # A column in key and value (value.fields-include ALL): the value's, as Flink,

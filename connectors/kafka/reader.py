@@ -842,8 +842,8 @@ class KafkaDataSource(DataSource):
         from connectors.formats.json_arrow import spark_type
 
         def typed(f: str) -> str:
-            return spark_type(json.loads(self.options["value_fast"]), bool(self.options.get("value_raw_free"))) \
-                if f == FAST else SPARK_TYPES[f]
+            return spark_type(json.loads(self.options["value_fast"]), bool(self.options.get("value_raw_free")),
+                              json.loads(self.options.get("value_unread") or "[]")) if f == FAST else SPARK_TYPES[f]
         return ", ".join(f"{f} {typed(f)}" for f in self._fields()) + ", __eoi boolean"
 
     def reader(self, schema) -> DataSourceReader:

@@ -8,7 +8,9 @@ import json
 from pyspark.sql import functions as F
 
 from connectors.formats import json as J
-from connectors.formats.json_arrow import CORRUPT, Decoder, wire_fields
+import pyarrow as pa
+
+from connectors.formats.json_arrow import CORRUPT, TIMESTAMP_ARROW, Decoder, prune, spark_type, wire_fields
 from sqlengine import types as T
 
 COLUMNS = [("ti", T.DataType("TINYINT")), ("si", T.DataType("SMALLINT")), ("i", T.INT()), ("b", T.BIGINT()),
@@ -158,8 +160,10 @@ def test_the_reader_sends_no_bytes_for_a_covered_batch():
     assert value_column(bad) == (bad, 3)
 
 
-def test_the_reader_sends_null_for_values_no_operator_reads():
-    """plan/reads.py's unread values: NULL in a decoded batch, a temporal one only when the
+def test_the_reader_leaves_out_values_no_operator_reads():
+    """plan/reads.py's unread values: typed (``raw_free``), a covered batch is sent without
+    them (the struct Spark is given has only the values read: Spark converts every member
+    of it into its rows); not typed, NULL in a decoded batch, a temporal one only when the
     batch is covered (else Spark's conversion of it may fail, as Flink's decoding would)."""
     import numpy as np
     from connectors.formats.json_arrow import raw_free
@@ -177,8 +181,12 @@ def test_the_reader_sends_null_for_values_no_operator_reads():
             b'{"i": 2, "r": null, "s": "y"}']
     got = read(good)
     at = datetime.datetime(2023, 1, 1, 10, tzinfo=datetime.timezone.utc)  # (parsed: the table's value)
-    assert [(g["i"], g["s"], g["ts"], g["r"]) for g in got] == [
-        (1, None, None, {"id": None, "at": at}), (2, None, None, None)]  # r's own NULL kept
+    assert got == [{"i": 1, "r": {"at": at}, CORRUPT: None}, {"i": 2, "r": None, CORRUPT: None}]  # r's NULL kept
+    assert d.sent == pa.struct([("i", pa.int32()), ("r", pa.struct([("at", TIMESTAMP_ARROW)])), (CORRUPT, pa.string())])
+    assert spark_type(fields, True, unread) == f"struct<`i`: int, `r`: struct<`at`: timestamp>, {CORRUPT}: string>"
+    # A ROW read with none of its members read keeps its first; a path the value lacks changes nothing.
+    assert prune(fields, [["r", "id"], ["r", "at"], ["nope"], ["i", "x"]]) == [
+        ["i", "INT"], ["ts", "TIMESTAMP"], ["r", ["ROW", [["id", "BIGINT"]]]], ["s", "VARCHAR"]]
     # With times Spark's conversion may fail on the batch is not covered: the reader sends
     # none of it (Spark reads the bytes and checks every value).
     assert read(good + [b'{"i": 3, "ts": "2023-13-01 00:00:00"}']) == [None] * 3
