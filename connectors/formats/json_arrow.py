@@ -216,7 +216,7 @@ def _select(struct: pa.Array, fields: list) -> pa.Array:
     children, out_fields = [], []
     for name, spec in fields:
         child = struct.field(struct.type.get_field_index(name))
-        if not isinstance(spec, str) and child.type.num_fields != len(spec[1]):
+        if not isinstance(spec, str):  # (pruned at any depth below)
             child = _select(child, spec[1])
         children.append(child)
         out_fields.append(pa.field(name, child.type))

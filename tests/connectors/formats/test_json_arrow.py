@@ -229,3 +229,16 @@ def test_the_reader_parses_timestamps_as_spark_converts_them(spark):
     want = [r[0] for r in df.select(F.unix_micros(parse_timestamp(F.col("t"), False, False))).collect()]
     assert got == want
     assert got[len(SAFE_TIMES)] is None and sum(g is None for g in got) == 2
+
+
+def test_a_member_left_out_deep_in_a_row_is_left_out_of_the_struct_sent():
+    """``prune`` below a ROW whose own member count does not change: the struct sent has
+    the type Spark is told (``sent``), at every depth."""
+    from connectors.formats.json_arrow import raw_free
+    cols = [("i", T.INT()), ("r", T.ROW([("id", T.BIGINT()), ("inner", T.ROW([("a", T.INT()), ("b", T.STRING())]))]))]
+    fields = wire_fields(cols)
+    d = Decoder(json.dumps(fields), json.dumps(raw_free(fields, iso=False)), json.dumps([["r", "inner", "b"]]))
+    values = [b'{"i": 1, "r": {"id": 2, "inner": {"a": 3, "b": "x"}}}', b'{"i": 4, "r": {"id": 5, "inner": null}}']
+    sent = d.finish(d.decode(values), True)
+    assert sent.type == d.sent
+    assert [v["r"] for v in sent.to_pylist()] == [{"id": 2, "inner": {"a": 3}}, {"id": 5, "inner": None}]
