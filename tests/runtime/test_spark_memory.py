@@ -29,3 +29,25 @@ def test_the_driver_jvm_leaves_c2_the_code_that_runs_per_row(spark):
     assert bean.getVMOption("Tier4InvocationThreshold").getValue() == "50000"
     assert bean.getVMOption("Tier4CompileThreshold").getValue() == "150000"
     assert bean.getVMOption("Tier4BackEdgeThreshold").getValue() == "400000"
+
+
+def test_the_driver_jvm_of_a_small_heap_collects_with_the_serial_collector(spark):
+    """runtime/spark.py: a driver heap of at most 2 GiB (Spark's default 1g here) is
+    collected by HotSpot's serial collector, not G1: the running JVM's collectors say so."""
+    jvm = spark.sparkContext._jvm
+    names = {b.getName() for b in jvm.java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()}
+    assert names == {"Copy", "MarkSweepCompact"}
+
+
+def test_a_larger_heap_or_a_collector_of_the_users_keeps_it_out():
+    def options(conf):
+        return driver_conf(conf)["spark.driver.extraJavaOptions"].split()
+    assert "-XX:+UseSerialGC" in options({})
+    assert "-XX:+UseSerialGC" in options({"spark.driver.memory": "2048m"})
+    assert "-XX:+UseSerialGC" not in options({"spark.driver.memory": "2049"})  # MiB without a unit
+    assert "-XX:+UseSerialGC" not in options({"spark.driver.memory": "4g"})
+    # two collectors would stop the JVM from starting: the user's is the one
+    user = options({"spark.driver.extraJavaOptions": "-Xss4m -XX:+UseG1GC"})
+    assert "-XX:+UseSerialGC" not in user and user[-1] == "-XX:+UseG1GC"
+    # the executors of a cluster keep HotSpot's choice
+    assert "UseSerialGC" not in driver_conf({})["spark.executor.extraJavaOptions"]
