@@ -177,7 +177,8 @@ def driver_conf(conf: Optional[dict[str, str]]) -> dict[str, str]:
 # The driver's heap up to which its JVM collects garbage with the serial collector.
 SERIAL_GC_MAX_HEAP_MIB = 2048
 _GC_CHOICE = re.compile(r"-XX:\+Use\w*GC\b")
-_SIZE = re.compile(r"^\s*(\d+)\s*([kmgt]?)b?\s*$", re.IGNORECASE)
+_SIZE = re.compile(r"^\s*(\d+)\s*([kmgtp]?b?)\s*$", re.IGNORECASE)
+_MIB_PER = {"b": 1 / (1 << 20), "k": 1 / 1024, "": 1, "m": 1, "g": 1024, "t": 1 << 20, "p": 1 << 30}
 
 
 def _serial_gc_fits(merged: dict[str, str]) -> bool:
@@ -200,12 +201,13 @@ def _serial_gc_fits(merged: dict[str, str]) -> bool:
 
 
 def _mebibytes(size: str) -> Optional[float]:
-    """A Spark memory size (``1g``, ``512m``, ``2048``: MiB without a unit) in MiB;
-    None for what Spark itself would reject."""
+    """A Spark memory size (``1g``, ``512mb``, ``2048``: MiB without a unit, ``b`` bytes)
+    in MiB; None for what Spark itself would reject."""
     m = _SIZE.match(size or "")
     if m is None:
         return None
-    return int(m.group(1)) * {"k": 1 / 1024, "": 1, "m": 1, "g": 1024, "t": 1024 * 1024}[m.group(2).lower()]
+    unit = m.group(2).lower()
+    return int(m.group(1)) * _MIB_PER[unit.rstrip("b") if len(unit) > 1 else unit]
 
 
 def _quoted(value: str) -> str:
