@@ -68,3 +68,23 @@ def attached_window(node: P.Aggregate) -> Optional[tuple[int, int, P.WindowSpec]
     if set(found) != {"window_start", "window_end"} or found["window_start"][1] != found["window_end"][1]:
         return None
     return found["window_start"][0], found["window_end"][0], found["window_start"][1]
+
+
+def fired_by(node: P.Node, idx: int) -> Optional[P.WindowAggregate]:
+    """The streaming event-time window aggregation whose window_end column ``idx`` of
+    ``node`` holds (through projections): such an aggregation emits a window's row only once
+    its input watermark has passed the window's end, and watermarks only advance, so every
+    row of that column ends at or before the aggregation's input watermark of the current
+    epoch. None when the column is no such window_end (a window TVF's rows have windows
+    still open; a processing-time window fires on the clock, not on a watermark)."""
+    if isinstance(node, P.WindowAggregate):
+        nk = len(node.keys)
+        if not node.streaming or not nk <= idx < nk + len(node.props) or node.props[idx - nk] != "window_end":
+            return None
+        if (node.input.schema[node.window.time_col].type.time_attr or "").upper() == "PROCTIME":
+            return None
+        return node
+    if isinstance(node, P.Calc):
+        e = node.projections[idx]
+        return fired_by(node.input, e.index) if isinstance(e, P.ColRef) else None
+    return None

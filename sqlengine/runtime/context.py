@@ -34,7 +34,7 @@ from sqlengine.runtime.exprs import ExprLowerer
 from sqlengine.runtime.keygroups import route
 from sqlengine.runtime.multisink import EPOCH_CACHE
 from sqlengine.runtime.state import StateStore, Table
-from sqlengine.runtime.watermarks import WM_MAX, WM_MIN, as_int, wm_min
+from sqlengine.runtime.watermarks import WM_MAX, WM_MIN, as_int, known, wm_min
 
 if TYPE_CHECKING:
     from connectors.base import ScanResult
@@ -249,6 +249,20 @@ class EpochContext(BatchContext):
     def upstream_watermark(self) -> Any:
         """The minimum of the inputs' watermarks after this epoch (possibly lazy)."""
         return wm_min([self.run.wm[c] for c in self.node.children])
+
+    def input_watermark_of(self, node: P.Node) -> Optional[int]:
+        """The input watermark after this epoch of ``node``, an operator of this job lowered
+        before this one (the minimum of its inputs'), when known without a pass over the
+        epoch; None otherwise. (Equal subplans are one node of the job's DAG.)"""
+        for pn in self.run.wm:
+            if pn.logical is node or pn.logical == node:
+                return known(wm_min([self.run.wm[c] for c in pn.children]))
+        return None
+
+    @property
+    def input_watermark_known(self) -> bool:
+        """Whether ``input_watermark`` needs no pass over the epoch."""
+        return known(self.upstream_watermark) is not None
 
     @property
     def input_watermark(self) -> int:

@@ -67,6 +67,14 @@ def as_int(wm: Any) -> int:
     return wm if isinstance(wm, int) else wm.value
 
 
+def known(wm: Any) -> Optional[int]:
+    """The watermark as a number if that needs no pass over the epoch (every lazy part has
+    its value already); None otherwise."""
+    if isinstance(wm, int):
+        return wm
+    return wm.value if all(leaf.known for leaf in wm.leaves()) else None
+
+
 def wm_min(values: list[Any], default: int = WM_MAX) -> Any:
     if not values:
         return default

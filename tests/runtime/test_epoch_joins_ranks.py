@@ -135,3 +135,61 @@ def test_interval_join_state_is_cleaned_by_the_watermark(spark, tmp_path, tables
         snapshots[side] = spark.read.parquet(str(bases[-1].parent)).count()
     # 48 orders over 12 minutes, 2 minutes of reach: a compacted side keeps a few minutes' rows
     assert 0 < snapshots["left"] < 20 and 0 < snapshots["right"] < 20, snapshots
+
+
+def _state_tables(tmp_path) -> dict[str, set[str]]:
+    """Operator (its kind) -> the names of its state tables, over the streaming run's checkpoint."""
+    found: dict[str, set[str]] = {}
+    for table in tmp_path.glob("ckpt/select-*/state/*/*"):
+        if table.parent.name.startswith("_") or table.name.startswith("_"):
+            continue
+        found.setdefault(table.parent.name.split("-", 1)[1], set()).add(table.name)
+    return found
+
+
+COUNTS = """SELECT cid, COUNT(*) AS n, window_start AS ws, window_end AS we
+    FROM TABLE(HOP(TABLE orders, DESCRIPTOR(ot), INTERVAL '1' MINUTE, INTERVAL '3' MINUTE))
+    GROUP BY cid, window_start, window_end"""
+
+
+@pytest.mark.parametrize("name,query", [
+    ("Nexmark q5's shape: the maximum per window joined with the counts", f"""
+        SELECT c.cid, c.n, c.we FROM ({COUNTS}) AS c JOIN
+        (SELECT MAX(n) AS maxn, ws, we FROM ({COUNTS}) GROUP BY ws, we) AS m
+        ON c.ws = m.ws AND c.we = m.we AND c.n >= m.maxn"""),
+    ("window top-2 over a window aggregation", f"""
+        SELECT * FROM (SELECT cid, n, we, ROW_NUMBER() OVER (PARTITION BY ws, we ORDER BY n DESC, cid) AS rn
+        FROM ({COUNTS})) WHERE rn <= 2"""),
+])
+def test_windows_already_fired_wait_in_no_state(spark, tmp_path, tables, name, query):
+    """An operator on windows that a window aggregation below has fired (the cascaded
+    MAX, the window join, the window Top-N): its input watermark is that aggregation's,
+    so every row's window closes on arrival and nothing is kept for a later epoch. No
+    state table is written for it (a Spark job per table and epoch saved); only the
+    HOP aggregation keeps its slices. The answer is the batch one, over 8 epochs."""
+    changes, streamed, batch = run_both(spark, tmp_path, tables, query, lines_per_epoch=6)
+    assert streamed == batch and len(batch) > 3
+    assert {c[0] for c in changes} == {"+I"}
+    assert _state_tables(tmp_path) == {"WindowAggregate": {"slices"}}, _state_tables(tmp_path)
+
+
+def test_windows_of_a_slower_input_wait(spark, tmp_path, tables):
+    """A window join of two window aggregations over inputs whose watermarks differ:
+    the join's watermark is the slower one's, so the faster side's fired windows are
+    not closed at the join yet: they wait in its state (the shortcut above does not
+    apply) and the answer is still the batch one."""
+    q = """SELECT o.cid, o.n, r.top, o.we FROM
+        (SELECT cid, COUNT(*) AS n, window_start AS ws, window_end AS we
+         FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(ot), INTERVAL '2' MINUTE)) GROUP BY cid, window_start, window_end) AS o
+        JOIN
+        (SELECT cid, MAX(rate) AS top, window_start AS ws, window_end AS we
+         FROM TABLE(TUMBLE(TABLE rates, DESCRIPTOR(rt), INTERVAL '2' MINUTE)) GROUP BY cid, window_start, window_end) AS r
+        ON o.cid = r.cid AND o.ws = r.ws AND o.we = r.we"""
+    changes, streamed, batch = run_both(spark, tmp_path, tables, q, lines_per_epoch=4)
+    assert streamed == batch and len(batch) > 3
+    assert {c[0] for c in changes} == {"+I"}
+    tables_of = _state_tables(tmp_path)
+    assert tables_of.get("WindowJoin"), tables_of
+    waited = [v for side in tables_of["WindowJoin"] for v in tmp_path.glob(f"ckpt/select-*/state/*-WindowJoin/{side}/e=*")
+              if spark.read.parquet(str(v)).count() > 0]
+    assert waited, "no fired window waited for the slower input"

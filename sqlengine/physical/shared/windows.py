@@ -3,6 +3,8 @@ window aggregation and window joins share it), and rows that wait in an operator
 until the watermark closes their window."""
 from __future__ import annotations
 
+from typing import Optional
+
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
@@ -83,16 +85,35 @@ def _ms(c: Column) -> Column:
     return F.unix_millis(c)
 
 
-def pend(ctx: EpochContext, pending_name: str, fresh: DataFrame, keys: list) -> tuple[Table, DataFrame]:
+def pend(ctx: EpochContext, pending_name: str, fresh: DataFrame, keys: list,
+         fired: Optional[P.Node] = None) -> tuple[Optional[Table], DataFrame]:
     """The operator's pending rows plus ``fresh`` (persisted; both on their keys' tasks),
-    with their state table (``keys``: the operator's key, as its exchange hashes it)."""
+    with their state table (``keys``: the operator's key, as its exchange hashes it).
+
+    ``fired``: the window aggregation that fired the windows of ``fresh``
+    (``lineage.fired_by``). When its input watermark is known and not past this
+    operator's, every fresh row's window is closed here too; if nothing waits either (the
+    table has no version: it never kept a row), the rows are not kept at all: (None,
+    ``fresh``), no state read, no version written. Nexmark's q5 is the case: the maximum
+    per window and the join run on windows their aggregation has just fired."""
     table = ctx.table(pending_name, fresh.schema, keys)
+    if fired is not None and _all_fire(ctx, fired) and table.versions(ctx.epoch) == (None, []):
+        return None, fresh
     return table, ctx.persist(table.read(ctx.epoch).unionByName(fresh))
 
 
-def close(ctx: EpochContext, waiting: tuple[Table, DataFrame], end_col: str) -> DataFrame:
+def _all_fire(ctx: EpochContext, fired: P.Node) -> bool:
+    if not ctx.input_watermark_known:
+        return False
+    bound = ctx.input_watermark_of(fired)
+    return bound is not None and bound <= ctx.input_watermark
+
+
+def close(ctx: EpochContext, waiting: tuple[Optional[Table], DataFrame], end_col: str) -> DataFrame:
     """The pending rows the watermark closes; the others stay pending (a snapshot)."""
     table, pending = waiting
+    if table is None:  # (every row closes: pend)
+        return pending
     wm = ctx.input_watermark
     end = _ms(F.col(end_col))
     closed = pending.where(at_most(end, wm))
@@ -100,9 +121,11 @@ def close(ctx: EpochContext, waiting: tuple[Table, DataFrame], end_col: str) -> 
     return closed
 
 
-def fire_closed(ctx: EpochContext, pending_name: str, fresh: DataFrame, keys: list, end_col: str) -> DataFrame:
+def fire_closed(ctx: EpochContext, pending_name: str, fresh: DataFrame, keys: list, end_col: str,
+                fired: Optional[P.Node] = None) -> DataFrame:
     """Add ``fresh`` rows to the operator's pending rows; return the rows whose ``end_col``
-    the watermark has passed, keeping the others pending (a snapshot per epoch)."""
-    waiting = pend(ctx, pending_name, fresh, keys)
+    the watermark has passed, keeping the others pending (a snapshot per epoch);
+    ``fired``: see ``pend``."""
+    waiting = pend(ctx, pending_name, fresh, keys, fired)
     ctx.settle(waiting[1])
     return close(ctx, waiting, end_col)

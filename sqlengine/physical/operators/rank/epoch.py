@@ -24,7 +24,7 @@ from sqlengine.physical.shared.logs import append_log
 from sqlengine.physical.shared.ranking import RANKING
 from sqlengine.physical.shared.windows import fire_closed
 from sqlengine.plan import nodes as P
-from sqlengine.plan.lineage import window_prop
+from sqlengine.plan.lineage import fired_by, window_prop
 from sqlengine.runtime.context import EpochContext
 from sqlengine.runtime.delta import (anti, columns, diff, emit_inserts_deletes, epoch_delta, expand, key_frame,
                                      net, semi)
@@ -122,5 +122,6 @@ def _window_rank(ctx: EpochContext, node: P.Rank, child: Lowered, end: int) -> L
     fresh = child.df.select(*fcols(width)).where(
         above(F.unix_millis(F.col(f"f{end}")), ctx.previous_input_watermark))
     fresh = ctx.exchange(fresh, [col(k) for k in node.partition_keys])
-    closed = fire_closed(ctx, "pending", fresh, [f"f{k}" for k in node.partition_keys], f"f{end}")
+    closed = fire_closed(ctx, "pending", fresh, [f"f{k}" for k in node.partition_keys], f"f{end}",
+                         fired_by(node.input, end))
     return Lowered(rank_rows(node, closed).select(*fcols(len(node.schema))))

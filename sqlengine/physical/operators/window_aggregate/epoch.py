@@ -19,6 +19,7 @@ from sqlengine.physical.operators.window_aggregate.batch import aggregate, final
 from sqlengine.physical.shared.aggregates import MERGE
 from sqlengine.physical.shared.windows import align, assign_windows, fire_closed, pend, windows_containing
 from sqlengine.plan import nodes as P
+from sqlengine.plan.lineage import fired_by
 from sqlengine.runtime.context import EpochContext
 from sqlengine.runtime.watermarks import WM_MAX, WM_MIN
 
@@ -65,12 +66,17 @@ def epoch_window_aggregate(ctx: EpochContext, node: P.WindowAggregate, child: Lo
     fresh = assigned.where(above(_ms(F.col(end)), ctx.previous_input_watermark))
     if not mergeable:
         fresh = ctx.exchange(fresh, [fcol(k) for k in node.keys])
-        closed = fire_closed(ctx, "pending", fresh, [f"f{k}" for k in node.keys], end)
+        closed = fire_closed(ctx, "pending", fresh, [f"f{k}" for k in node.keys], end, _fired(node))
         return Lowered(aggregate(ctx, node, closed, F.col(start), F.col(end), keyed=True))
     # COUNT/SUM/MIN/MAX: only one partial row per key and window waits, not every input row.
     partial = _routed(ctx, node, grouped(ctx, node, fresh, F.col(start), F.col(end)))
-    closed = fire_closed(ctx, "partial", partial, partial_keys(node), "__we")
+    closed = fire_closed(ctx, "partial", partial, partial_keys(node), "__we", _fired(node))
     return Lowered(final(node, _merged(node, closed, "__ws", "__we")))
+
+
+def _fired(node: P.WindowAggregate):
+    """The window aggregation below that fired the attached windows (``lineage.fired_by``)."""
+    return fired_by(node.input, node.window.attached[1]) if node.window.attached is not None else None
 
 
 def _routed(ctx: EpochContext, node: P.WindowAggregate, partial: DataFrame) -> DataFrame:

@@ -12,6 +12,7 @@ from sqlengine.physical.operator import register
 from sqlengine.physical.shared.joins import JoinOperator, join_frames, join_key
 from sqlengine.physical.shared.windows import close, pend
 from sqlengine.plan import nodes as P
+from sqlengine.plan.lineage import fired_by
 from sqlengine.plan.dag import Edge, hash_edge
 from sqlengine.runtime.context import EpochContext
 from sqlengine.runtime.delta import expand
@@ -38,7 +39,8 @@ class WindowJoin(JoinOperator):
         lkey, rkey = join_key(node, (node.left_window, node.right_window))
         fl = left.df.select(*fcols(nl)).where(above(F.unix_millis(F.col(lend)), prev))
         fr = right.df.select(*fcols(nr)).where(above(F.unix_millis(F.col(rend)), prev))
-        waiting = [pend(ctx, "left", ctx.exchange(fl, lkey), lkey), pend(ctx, "right", ctx.exchange(fr, rkey), rkey)]
+        waiting = [pend(ctx, "left", ctx.exchange(fl, lkey), lkey, fired_by(node.left, node.left_window[1])),
+                   pend(ctx, "right", ctx.exchange(fr, rkey), rkey, fired_by(node.right, node.right_window[1]))]
         ctx.settle(*(pending for _, pending in waiting))
         cl = close(ctx, waiting[0], lend).withColumn(COUNT, F.lit(1).cast("long"))
         cr = close(ctx, waiting[1], rend).withColumn(COUNT, F.lit(1).cast("long"))
