@@ -32,14 +32,15 @@ def window_prop(node: P.Node, idx: int) -> Optional[str]:
     return None
 
 
-def _window_of(node: P.Node, idx: int) -> Optional[tuple[str, P.WindowSpec]]:
-    """(property, window) when column ``idx`` of ``node`` is window_start or window_end of
-    a streaming window aggregation below (through projections, as Flink's window
-    properties metadata follows them)."""
+def _window_of(node: P.Node, idx: int) -> Optional[tuple[str, P.WindowSpec, Optional[P.WindowAggregate]]]:
+    """(property, window, the streaming window aggregation that computed it) when column
+    ``idx`` of ``node`` is window_start or window_end of a streaming window aggregation below
+    (through projections, as Flink's window properties metadata follows them); the
+    aggregation is None for a GROUP BY not yet rewritten into one (``attached_window``)."""
     if isinstance(node, P.WindowAggregate):
         nk = len(node.keys)
         if node.streaming and nk <= idx < nk + len(node.props):
-            return node.props[idx - nk], node.window
+            return node.props[idx - nk], node.window, node
         return None
     if isinstance(node, P.Calc):
         e = node.projections[idx]
@@ -47,7 +48,7 @@ def _window_of(node: P.Node, idx: int) -> Optional[tuple[str, P.WindowSpec]]:
     if isinstance(node, P.Aggregate) and idx < len(node.keys):
         found = attached_window(node)
         if found is not None and idx in found[:2]:
-            return WINDOW_PROPS[found[:2].index(idx)], found[2]
+            return WINDOW_PROPS[found[:2].index(idx)], found[2], None
     return None
 
 
@@ -72,19 +73,15 @@ def attached_window(node: P.Aggregate) -> Optional[tuple[int, int, P.WindowSpec]
 
 def fired_by(node: P.Node, idx: int) -> Optional[P.WindowAggregate]:
     """The streaming event-time window aggregation whose window_end column ``idx`` of
-    ``node`` holds (through projections): such an aggregation emits a window's row only once
-    its input watermark has passed the window's end, and watermarks only advance, so every
-    row of that column ends at or before the aggregation's input watermark of the current
+    ``node`` holds (``_window_of``): such an aggregation emits a window's row only once its
+    input watermark has passed the window's end, and watermarks only advance, so every row
+    of that column ends at or before the aggregation's input watermark of the current
     epoch. None when the column is no such window_end (a window TVF's rows have windows
     still open; a processing-time window fires on the clock, not on a watermark)."""
-    if isinstance(node, P.WindowAggregate):
-        nk = len(node.keys)
-        if not node.streaming or not nk <= idx < nk + len(node.props) or node.props[idx - nk] != "window_end":
-            return None
-        if (node.input.schema[node.window.time_col].type.time_attr or "").upper() == "PROCTIME":
-            return None
-        return node
-    if isinstance(node, P.Calc):
-        e = node.projections[idx]
-        return fired_by(node.input, e.index) if isinstance(e, P.ColRef) else None
-    return None
+    found = _window_of(node, idx)
+    if found is None or found[0] != "window_end" or found[2] is None:
+        return None
+    agg = found[2]
+    if (agg.input.schema[agg.window.time_col].type.time_attr or "").upper() == "PROCTIME":
+        return None
+    return agg
