@@ -139,6 +139,10 @@ class ScanContext:
     # member names (sqlengine/plan/reads.py). A connector may send NULL for them where
     # that changes no answer (a bad value must fail the job as it would if read).
     unread: tuple[tuple[str, ...], ...] = ()
+    # A condition every row the job uses meets (connectors/predicate.py; None: no such
+    # condition), from the filters above the scan (sqlengine/plan/pushdown.py). A
+    # connector may drop the rows that fail it where that changes no answer and no error.
+    filter: Optional[list] = None
 
 
 @dataclass

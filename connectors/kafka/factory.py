@@ -97,12 +97,15 @@ def _fast_fields(k: KO.KafkaOptions, conf: dict[str, str]) -> Optional[list]:
     return wire_fields(spec.columns)
 
 
-def _fast_options(spec: KO.FormatSpec, fast: list, unread) -> dict[str, str]:
+def _fast_options(spec: KO.FormatSpec, fast: list, unread, used: Optional[list] = None) -> dict[str, str]:
     """The reader's options for decoding the value (json_arrow.Decoder): its fields, the
-    paths of its TIMESTAMPs when a covered batch needs no bytes, and the paths into its
-    JSON objects of the values no operator reads (``unread``: table column names, then
-    ROW members; a column the value does not hold is not the reader's)."""
+    paths of its TIMESTAMPs when a covered batch needs no bytes, the paths into its JSON
+    objects of the values no operator reads (``unread``: table column names, then ROW
+    members; a column the value does not hold is not the reader's), and the condition
+    the rows the job uses meet (``used``, connectors/predicate.py; its parts on the value's
+    columns), by which a covered batch drops the others."""
     from connectors.formats.json_arrow import raw_free
+    from connectors.predicate import restrict
     out = {"value_fast": json.dumps(fast)}
     free = raw_free(fast, spec.options.iso)
     if free is not None:
@@ -111,7 +114,19 @@ def _fast_options(spec: KO.FormatSpec, fast: list, unread) -> dict[str, str]:
     paths = [[names[p[0]], *p[1:]] for p in unread if p[0] in names]
     if paths:
         out["value_unread"] = json.dumps(paths)
+    cond = restrict(used, lambda path: path[0] in names)
+    if cond is not None and free is not None:  # only covered batches drop rows (typed values)
+        out["value_filter"] = json.dumps(_renamed(cond, names))
     return out
+
+
+def _renamed(pred: list, names: dict) -> list:
+    """``pred`` on the table's column names, on the value's JSON names."""
+    if pred[0] in ("and", "or", "not"):
+        return [pred[0], *(_renamed(q, names) for q in pred[1:])]
+    at = 2 if pred[0] == "cmp" else 1
+    path = pred[at]
+    return pred[:at] + [[names[path[0]], *path[1:]]] + pred[at + 1:]
 
 
 def _decode(spec: KO.FormatSpec, data: str, fast: str = "", sent: Optional[list] = None):
@@ -173,7 +188,8 @@ class KafkaFactory(ConnectorFactory):
         reader = ctx.spark.readStream if ctx.streaming else ctx.spark.read
         source_options = _source_options(ctx, k, fields, token)
         if fast is not None:
-            source_options.update(_fast_options(k.value, fast, ctx.unread))
+            # No row is dropped where a key is read: its decoding (in Spark) could fail.
+            source_options.update(_fast_options(k.value, fast, ctx.unread, ctx.filter if k.key is None else None))
         raw = reader.format(name).options(**source_options).load()
         observed = f"kafka[{ctx.table_name}]#{token.rsplit('#', 1)[1]}"
         handle = observed if ctx.streaming else Observation(observed)

@@ -216,8 +216,8 @@ FAST = "__value_fast"
 
 def _decoder(options: dict):
     from connectors.formats.json_arrow import Decoder
-    return Decoder(options["value_fast"], options.get("value_raw_free"), options.get("value_unread")) \
-        if options.get("value_fast") else None
+    return Decoder(options["value_fast"], options.get("value_raw_free"), options.get("value_unread"),
+                   options.get("value_filter")) if options.get("value_fast") else None
 
 
 def eoi_batch(fields: list[str], options: dict) -> pa.RecordBatch:
@@ -454,15 +454,20 @@ class _Columns:
             for lo, hi in ((0, half), (half, n)):
                 yield from self.part(lo, hi).batches(fields)
             return
-        done = {}
+        done, used = {}, None
         if FAST in fields:
             done[FAST] = self.column(FAST)
             covered = self.fast.covers(done[FAST])  # json_arrow: Spark needs none of the bytes
             if "__value" in fields and covered:
                 done["__value"] = self.empty_values()
             done[FAST] = self.fast.finish(done[FAST], covered)
+            used = self.fast.used_rows(done[FAST]) if covered else None  # the rows the job uses
         arrays = [done[f] if f in done else self.column(f) for f in fields] + [_bools(np.zeros(n, np.bool_))]
-        yield pa.RecordBatch.from_arrays(arrays, names=fields + ["__eoi"])
+        batch = pa.RecordBatch.from_arrays(arrays, names=fields + ["__eoi"])
+        if used is not None and used.true_count < n:
+            batch = batch.filter(used)
+        if used is None or batch.num_rows:
+            yield batch
 
     def column(self, field: str) -> pa.Array:
         if field in ("__value", "__key"):

@@ -75,3 +75,45 @@ def test_the_scan_tells_the_reader_what_no_operator_reads():
     msgs = [msg("t", 0, 0, b'{"n": 1, "r": {"a": 2, "b": "x"}}'), msg("t", 0, 1, b'{"n": 3, "r": null}')]
     (batch,) = _batches(msgs, ["__value", FAST], todo, _decoder(options))
     assert [(v["n"], v["r"]) for v in batch.column(1).to_pylist()] == [(1, {"a": 2}), (3, None)]
+
+
+def test_a_covered_batch_drops_the_rows_the_job_does_not_use():
+    """ScanContext.filter (on the table's columns) becomes the reader's ``value_filter``
+    (on the value's JSON names; its parts on other columns left out), and a batch decoded
+    and checked in full (``covers``) keeps only the rows it is TRUE for (not FALSE, not
+    NULL). A batch Spark must still read (a time it could fail on) keeps every row: the
+    job fails on it as Flink's would, whatever the filters."""
+    import json
+
+    from connectors.base import Options
+    from connectors.kafka import options as KO
+    from connectors.kafka.factory import _fast_fields, _fast_options
+    from connectors.kafka.reader import FAST, _decoder
+    from sqlengine import types as T
+    columns = [("kind", T.INT()), ("r", T.ROW([("a", T.BIGINT()), ("b", T.STRING())])), ("t", T.TIMESTAMP(3))]
+    k = KO.parse(Options("kafka", {"topic": "t", "properties.bootstrap.servers": "localhost:9092",
+                                   "format": "json"}), columns)
+    fast = _fast_fields(k, {})
+    used = ["and", ["cmp", "=", ["kind"], 0], ["cmp", ">", ["r", "a"], 1], ["cmp", "=", ["off"], 3]]
+    options = _fast_options(k.value, fast, (), used)
+    assert json.loads(options["value_filter"]) == ["and", ["cmp", "=", ["kind"], 0], ["cmp", ">", ["r", "a"], 1]]
+    assert "value_filter" not in _fast_options(k.value, fast, (), ["cmp", "=", ["off"], 3])
+    values = [b'{"kind": 0, "r": {"a": 1, "b": "x"}, "t": "2024-01-01 10:00:00"}',
+              b'{"kind": 0, "r": {"a": 2, "b": "y"}, "t": "2024-01-01 10:00:01"}',
+              b'{"kind": 2, "r": {"a": 9, "b": "z"}, "t": "2024-01-01 10:00:02"}',
+              b'{"kind": 0, "r": null, "t": "2024-01-01 10:00:03"}',
+              b'{"kind": null, "r": {"a": 5, "b": "w"}, "t": "2024-01-01 10:00:04"}']
+    todo = {("t", 0): (0, 10)}
+    (batch,) = _batches([msg("t", 0, i, v) for i, v in enumerate(values)], ["__value", FAST, "__offset"], todo,
+                        _decoder(options))
+    assert batch.column(2).to_pylist() == [1]
+    assert batch.column(1).to_pylist()[0]["r"] == {"a": 2, "b": "y"}
+    # nothing dropped without the option
+    (whole,) = _batches([msg("t", 0, i, v) for i, v in enumerate(values)], ["__value", FAST, "__offset"], todo,
+                        _decoder(_fast_options(k.value, fast, ())))
+    assert whole.column(2).to_pylist() == [0, 1, 2, 3, 4]
+    # a month 13 in a row the filter would drop: Spark must read the batch, so all of it is sent
+    bad = values + [b'{"kind": 2, "r": {"a": 9, "b": "z"}, "t": "2024-13-01 10:00:02"}']
+    (kept,) = _batches([msg("t", 0, i, v) for i, v in enumerate(bad)], ["__value", FAST, "__offset"], todo,
+                       _decoder(options))
+    assert kept.column(2).to_pylist() == [0, 1, 2, 3, 4, 5] and kept.column(1).null_count == 6

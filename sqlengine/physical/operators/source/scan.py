@@ -58,7 +58,8 @@ def _open(ctx: BatchContext, node: P.TableScan, lookup: bool = False) -> Lowered
                                       [(f.name, f.type) for f in physical], opts,
                                       job.functions.local_time_zone, job.job_id, job.conf, meta,
                                       node.primary_key, lookup=lookup, partition_keys=node.partition_keys,
-                                      unread=() if lookup else _physical(job.unread(node), physical)))
+                                      unread=() if lookup else _physical(job.unread(node), physical),
+                                      filter=None if lookup else job.filter(node)))
     df = result.df
     if not lookup:
         number = ctx.register_scan(result)

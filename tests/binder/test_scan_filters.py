@@ -1,0 +1,112 @@
+"""Which rows of a table a job uses (sqlengine/plan/pushdown.py): the condition handed to
+the connector (``ScanContext.filter``, connectors/predicate.py's form). Planned, not run:
+the DAG of the INSERTs, then the condition of its one scan."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from sqlengine.plan.pushdown import scan_filters, to_predicate
+
+from tests.binder.helpers import run_ddl, session
+from tests.binder.test_scan_reads import EVENTS
+
+PERSON = ["cmp", "=", ["event_type"], 0]
+BID = ["cmp", "=", ["event_type"], 2]
+
+
+def used(*inserts: str):
+    s = session()
+    dag = s.planner().dag(run_ddl(s, EVENTS + "\n".join(inserts)))
+    (scan, cond), = scan_filters(dag).items()
+    return to_predicate(cond, scan.fields)
+
+
+def either(*parts) -> set:
+    """An OR's parts, in any order (as the consumers of the scan come)."""
+    return {json.dumps(p) for p in parts}
+
+
+def parts(pred) -> set:
+    assert pred[0] == "or", pred
+    return {json.dumps(p) for p in pred[1:]}
+
+
+def test_a_view_filter_and_the_query_filter_both_reach_the_scan():
+    got = used("INSERT INTO out1 SELECT id, name FROM person WHERE city = 'x';")
+    assert got == ["and", PERSON, ["cmp", "=", ["person", "city"], "x"]]
+
+
+def test_the_two_sides_of_a_join_use_the_rows_either_uses():
+    # Nexmark's q3 shape: a regular join of two views of one table; the join's WHERE on
+    # each side is pushed below the join, and so reaches the scan.
+    got = used("INSERT INTO out1 SELECT B.price, P.name FROM person AS P JOIN bid AS B "
+               "ON P.id = B.auction WHERE P.city IN ('a', 'b') AND B.price > 10;")
+    assert parts(got) == either(
+        ["and", PERSON, ["or", ["cmp", "=", ["person", "city"], "a"], ["cmp", "=", ["person", "city"], "b"]]],
+        ["and", BID, ["cmp", ">", ["bid", "price"], 10]])
+
+
+def test_union_branches_and_statements_of_a_set_add_up():
+    assert parts(used("INSERT INTO out1 SELECT id, name FROM person UNION ALL SELECT auction, extra FROM bid;")) \
+        == either(PERSON, BID)
+    assert parts(used("INSERT INTO out1 SELECT id, name FROM person;",
+                      "INSERT INTO out1 SELECT auction, extra FROM bid;")) == either(PERSON, BID)
+    # one statement reads every row: so does the job
+    assert used("INSERT INTO out1 SELECT id, name FROM person;",
+                "INSERT INTO out3 SELECT event_type, person FROM events;") is None
+
+
+@pytest.mark.parametrize("insert", [
+    # the watermark is over every row of the table: a window reads it
+    "INSERT INTO out2 SELECT auction, MAX(price), window_start FROM TABLE(TUMBLE(TABLE bid, "
+    "DESCRIPTOR(`dateTime`), INTERVAL '10' SECOND)) GROUP BY auction, window_start, window_end;",
+    # an aggregation over the scan (no filter between)
+    "INSERT INTO out1 SELECT CAST(event_type AS BIGINT), CAST(COUNT(*) AS VARCHAR) FROM events GROUP BY event_type;",
+    # a condition with no connector form at all
+    "INSERT INTO out1 SELECT person.id, person.name FROM events WHERE event_type = 0 OR UPPER(person.name) = 'X';",
+])
+def test_every_row_used(insert):
+    assert used(insert) is None
+
+
+def test_parts_without_a_connector_form_make_the_condition_weaker_never_stronger():
+    # a function call is left out of a conjunction, ...
+    assert used("INSERT INTO out1 SELECT id, name FROM person WHERE UPPER(name) = 'X' AND id > 5;") == \
+        ["and", PERSON, ["cmp", ">", ["person", "id"], 5]]
+    # ... and a negation of a weakened part is no condition at all
+    assert used("INSERT INTO out1 SELECT id, name FROM person WHERE NOT (UPPER(name) = 'X' AND id > 5);") == PERSON
+    # an exact one is negated; IS [NOT] NULL; a literal on the left; a comparison of two columns is left out
+    assert used("INSERT INTO out1 SELECT id, name FROM person WHERE NOT (id > 5 OR name IS NULL) "
+                "AND 7 > id AND city IS NOT NULL AND id <> CHAR_LENGTH(name);") == \
+        ["and", PERSON, ["not", ["or", ["cmp", ">", ["person", "id"], 5], ["null", ["person", "name"]]]],
+         ["cmp", "<", ["person", "id"], 7], ["notnull", ["person", "city"]]]
+
+
+def test_an_integer_widened_for_a_comparison_keeps_its_value():
+    got = used("INSERT INTO out1 SELECT id, name FROM events_all WHERE event_type = 10000000000;"
+               .replace("events_all", "(SELECT person.id, person.name, event_type FROM events)"))
+    assert got == ["cmp", "=", ["event_type"], 10000000000]
+
+
+def test_a_changelog_is_read_whole():
+    """An update's before and after rows are one history: dropping one of them (the old
+    value passes the filter, the new one does not) would leave the old row standing."""
+    s = session()
+    sinks = run_ddl(s, EVENTS + """
+        CREATE TABLE cdc (id BIGINT, name STRING) WITH ('connector' = 'kafka', 'topic' = 'c',
+            'properties.bootstrap.servers' = 'localhost:9092', 'format' = 'debezium-json',
+            'scan.startup.mode' = 'earliest-offset');
+        INSERT INTO out1 SELECT id, name FROM cdc WHERE id > 5;""")
+    (scan, cond), = scan_filters(s.planner().dag(sinks)).items()
+    assert scan.changelog and cond is None
+
+
+def test_in_and_between_in_all_their_forms():
+    assert used("INSERT INTO out1 SELECT id, name FROM person WHERE id BETWEEN 3 AND 9 AND id NOT BETWEEN 5 AND 6 "
+                "AND name NOT IN ('a', 'b') AND city IN ('c');") == \
+        ["and", PERSON, ["cmp", ">=", ["person", "id"], 3], ["cmp", "<=", ["person", "id"], 9],
+         ["or", ["cmp", "<", ["person", "id"], 5], ["cmp", ">", ["person", "id"], 6]],
+         ["not", ["or", ["cmp", "=", ["person", "name"], "a"], ["cmp", "=", ["person", "name"], "b"]]],
+         ["cmp", "=", ["person", "city"], "c"]]
