@@ -16,6 +16,15 @@ The form, JSON-serializable (it travels in a Python data source's options):
 
 where ``path`` is a column's name, then ROW member names. Its truth is SQL's three-valued
 logic; a row is used only where the condition is TRUE (not FALSE, not NULL).
+
+The *tops* beside it (``ScanContext.tops``) are values in this form:
+
+* ``["path", path]``: a TIMESTAMP or integer column or member;
+* ``["case", cond, value, cond, value, ..., else]``: SQL's searched CASE (conditions in
+  the form above, exact; without the ``else`` it is NULL), as a computed rowtime column is.
+
+Per split and batch read, a row with the largest non-NULL value of each top is used too,
+whatever the condition: a watermark is the largest event time per split.
 """
 from __future__ import annotations
 
@@ -52,12 +61,51 @@ def _restrict(p: Predicate, usable) -> tuple[Optional[Predicate], bool]:
 
 
 def paths(pred: Optional[Predicate]) -> list[list]:
-    """The paths ``pred`` reads."""
+    """The paths a condition or a value reads."""
     if pred is None:
         return []
-    if pred[0] in ("and", "or", "not"):
+    if pred[0] in ("and", "or", "not", "case"):
         return [x for q in pred[1:] for x in paths(q)]
     return [pred[2] if pred[0] == "cmp" else pred[1]]
+
+
+def arrow_values(value: list, column: Callable[[list], object]):
+    """A value form's values, as an Arrow array (``column`` as for ``arrow_mask``)."""
+    import pyarrow.compute as pc
+    if value[0] == "path":
+        return column(value[1])
+    parts = value[1:]
+    conds = [arrow_mask(c, column) for c in parts[0:len(parts) - 1:2]]
+    values = [arrow_values(v, column) for v in parts[1::2]]
+    if len(parts) % 2:
+        values.append(arrow_values(parts[-1], column))
+    # (a NULL condition is not TRUE: Arrow's case_when takes it as false, as SQL's CASE)
+    return pc.case_when(pc.make_struct(*conds, field_names=[str(i) for i in range(len(conds))]), *values)
+
+
+def top_rows(tops: list, column: Callable[[list], object], splits=None):
+    """A numpy mask of one row per split (``splits``: each row's split number; None: one
+    split) with the largest non-NULL value of each of ``tops``."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    keep = None
+    for top in tops:
+        values = arrow_values(top, column)
+        if keep is None:
+            keep = np.zeros(len(values), np.bool_)
+        if pa.types.is_timestamp(values.type):
+            values = values.cast(pa.int64())
+        valid = np.flatnonzero(pc.is_valid(values).to_numpy(zero_copy_only=False))
+        if not len(valid):
+            continue
+        x = values.fill_null(0).to_numpy(zero_copy_only=False)[valid]
+        s = np.zeros(len(valid), np.int64) if splits is None else np.asarray(splits)[valid]
+        order = np.lexsort((x, s))  # by split, then value: each split's last is its largest
+        ordered = s[order]
+        last = np.append(np.flatnonzero(ordered[1:] != ordered[:-1]), len(order) - 1)
+        keep[valid[order[last]]] = True
+    return keep
 
 
 def arrow_mask(pred: Predicate, column: Callable[[list], object]):

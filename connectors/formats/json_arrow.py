@@ -268,7 +268,7 @@ class Decoder:
     """Executor side: ``decode`` a batch's values (bytes, or None for a tombstone)."""
 
     def __init__(self, option: str, raw_free: Optional[str] = None, unread: Optional[str] = None,
-                 used: Optional[str] = None):
+                 used: Optional[str] = None, tops: Optional[str] = None):
         fields = json.loads(option)
         self.schema = pa.schema([pa.field(n, _arrow(spec)) for n, spec in fields])
         self.type = pa.struct(list(self.schema) + [pa.field(CORRUPT, pa.string())])
@@ -284,28 +284,35 @@ class Decoder:
         self.sent = pa.struct([pa.field(n, _arrow(spec, typed)) for n, spec in self.kept] +
                               [pa.field(CORRUPT, pa.string())])
         self.kept_times = [p for p in self.raw_free or [] if _spec_at(self.kept, p) is not None]
-        # The condition the rows the job uses meet (connectors/predicate.py), on the values
-        # sent: ``used`` drops the other rows of a covered batch.
-        from connectors.predicate import restrict
-        self.used = restrict(json.loads(used), lambda path: _spec_at(self.kept, path) is not None) \
-            if used and typed else None
+        # The rows the job uses (connectors/predicate.py), on the values sent: ``used`` drops
+        # the other rows of a covered batch, but for those holding each split's largest ``tops``.
+        from connectors.predicate import paths, restrict
+        sent = (lambda path: _spec_at(self.kept, path) is not None)
+        self.tops = json.loads(tops) if tops else []
+        self.used = restrict(json.loads(used), sent) if used and typed else None
+        if not all(sent(p) for top in self.tops for p in paths(top)):
+            self.used = None
 
-    def used_rows(self, sent: pa.Array) -> Optional[pa.Array]:
+    def used_rows(self, sent: pa.Array, splits=None) -> Optional[pa.Array]:
         """Which rows of a covered batch's sent values (``finish``) the job uses: where
-        ``used`` is TRUE (None: all of them). Every value of such a batch has been read and
-        checked here and no conversion of it can fail in Spark (``covers``), so a row
-        dropped changes no answer and no error (Flink's scans decode every record)."""
+        ``used`` is TRUE, and per split (``splits``, each row's) the one with the largest
+        value of each of ``tops`` (None: all of them). Every value of such a batch has been
+        read and checked here and no conversion of it can fail in Spark (``covers``), so a
+        row dropped changes no answer and no error (Flink's scans decode every record)."""
         if self.used is None or not len(sent):
             return None
         import pyarrow.compute as pc
-        from connectors.predicate import arrow_mask
+        from connectors.predicate import arrow_mask, top_rows
 
         def column(path: list) -> pa.Array:
             values = sent
             for name in path:  # (a null struct's fields are null: not the array's own field())
                 values = pc.struct_field(values, [values.type.get_field_index(name)])
             return values
-        return pc.fill_null(arrow_mask(self.used, column), False)
+        keep = pc.fill_null(arrow_mask(self.used, column), False)
+        if self.tops:
+            keep = pc.or_(keep, pa.array(top_rows(self.tops, column, splits)))
+        return keep
 
     def narrow(self, decoded: pa.Array, covered: bool) -> pa.Array:
         """``decoded`` with NULL for the values no operator reads, where Spark could not

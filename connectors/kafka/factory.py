@@ -19,7 +19,7 @@ import itertools
 import json
 import uuid
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 from pyspark.sql import Column, Observation
 from pyspark.sql import functions as F
@@ -97,15 +97,17 @@ def _fast_fields(k: KO.KafkaOptions, conf: dict[str, str]) -> Optional[list]:
     return wire_fields(spec.columns)
 
 
-def _fast_options(spec: KO.FormatSpec, fast: list, unread, used: Optional[list] = None) -> dict[str, str]:
+def _fast_options(spec: KO.FormatSpec, fast: list, unread, used: Optional[list] = None,
+                  tops: Sequence[list] = ()) -> dict[str, str]:
     """The reader's options for decoding the value (json_arrow.Decoder): its fields, the
     paths of its TIMESTAMPs when a covered batch needs no bytes, the paths into its JSON
     objects of the values no operator reads (``unread``: table column names, then ROW
     members; a column the value does not hold is not the reader's), and the condition
     the rows the job uses meet (``used``, connectors/predicate.py; its parts on the value's
-    columns), by which a covered batch drops the others."""
+    columns), by which a covered batch drops the others but the ones holding each split's
+    largest ``tops`` (all on the value's columns, or no row is dropped)."""
     from connectors.formats.json_arrow import raw_free
-    from connectors.predicate import restrict
+    from connectors.predicate import paths as read_paths, restrict
     out = {"value_fast": json.dumps(fast)}
     free = raw_free(fast, spec.options.iso)
     if free is not None:
@@ -115,14 +117,17 @@ def _fast_options(spec: KO.FormatSpec, fast: list, unread, used: Optional[list] 
     if paths:
         out["value_unread"] = json.dumps(paths)
     cond = restrict(used, lambda path: path[0] in names)
-    if cond is not None and free is not None:  # only covered batches drop rows (typed values)
+    whole = all(p[0] in names for top in tops for p in read_paths(top))
+    if cond is not None and whole and free is not None:  # only covered batches drop rows (typed values)
         out["value_filter"] = json.dumps(_renamed(cond, names))
+        if tops:
+            out["value_tops"] = json.dumps([_renamed(top, names) for top in tops])
     return out
 
 
 def _renamed(pred: list, names: dict) -> list:
-    """``pred`` on the table's column names, on the value's JSON names."""
-    if pred[0] in ("and", "or", "not"):
+    """``pred`` (a condition or a value) on the table's column names, on the value's JSON names."""
+    if pred[0] in ("and", "or", "not", "case"):
         return [pred[0], *(_renamed(q, names) for q in pred[1:])]
     at = 2 if pred[0] == "cmp" else 1
     path = pred[at]
@@ -189,7 +194,8 @@ class KafkaFactory(ConnectorFactory):
         source_options = _source_options(ctx, k, fields, token)
         if fast is not None:
             # No row is dropped where a key is read: its decoding (in Spark) could fail.
-            source_options.update(_fast_options(k.value, fast, ctx.unread, ctx.filter if k.key is None else None))
+            source_options.update(_fast_options(k.value, fast, ctx.unread, ctx.filter if k.key is None else None,
+                                                 ctx.tops))
         raw = reader.format(name).options(**source_options).load()
         observed = f"kafka[{ctx.table_name}]#{token.rsplit('#', 1)[1]}"
         handle = observed if ctx.streaming else Observation(observed)

@@ -217,7 +217,7 @@ FAST = "__value_fast"
 def _decoder(options: dict):
     from connectors.formats.json_arrow import Decoder
     return Decoder(options["value_fast"], options.get("value_raw_free"), options.get("value_unread"),
-                   options.get("value_filter")) if options.get("value_fast") else None
+                   options.get("value_filter"), options.get("value_tops")) if options.get("value_fast") else None
 
 
 def eoi_batch(fields: list[str], options: dict) -> pa.RecordBatch:
@@ -454,15 +454,18 @@ class _Columns:
             for lo, hi in ((0, half), (half, n)):
                 yield from self.part(lo, hi).batches(fields)
             return
-        done, used = {}, None
+        done, covered = {}, False
         if FAST in fields:
             done[FAST] = self.column(FAST)
             covered = self.fast.covers(done[FAST])  # json_arrow: Spark needs none of the bytes
             if "__value" in fields and covered:
                 done["__value"] = self.empty_values()
             done[FAST] = self.fast.finish(done[FAST], covered)
-            used = self.fast.used_rows(done[FAST]) if covered else None  # the rows the job uses
         arrays = [done[f] if f in done else self.column(f) for f in fields] + [_bools(np.zeros(n, np.bool_))]
+        used = None
+        if covered:  # the rows the job uses (each split's watermark kept: ``__split``)
+            splits = arrays[fields.index("__split")].to_numpy(zero_copy_only=False) if "__split" in fields else None
+            used = self.fast.used_rows(done[FAST], splits)
         batch = pa.RecordBatch.from_arrays(arrays, names=fields + ["__eoi"])
         if used is not None and used.true_count < n:
             batch = batch.filter(used)

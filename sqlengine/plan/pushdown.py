@@ -2,86 +2,135 @@
 uses meets (the filters above a scan, through projections), handed to the connector as
 ``ScanContext.filter`` (connectors/predicate.py's form). A connector may drop the rows
 that fail it where it reads them (the Kafka reader does, after decoding: Nexmark's q3
-uses 8% of its events); the filters above the scan stay and decide the answer.
+uses 2% of its events); the filters above the scan stay and decide the answer.
+
+A watermark is over every row of its table (Flink's DDL watermark): where an operator
+reads it, a row the filters drop may still hold the largest event time. So the
+watermark assigner adds its rowtime expression to the scan's *tops*
+(``ScanContext.tops``): per split and batch read, a row with the largest value of each
+top is kept too, whatever the condition (the watermark, a per-split maximum, is then
+the same; Nexmark's q8 windows 8% of its events).
 
 A scan's rows are all used (no condition) when:
 
-* its watermark is read by some operator (the watermark is over every row of the table:
-  Flink's DDL watermark, so a dropped row could hold the largest event time);
 * it is a changelog (a row's update and delete are one history; ChangelogNormalize);
-* some operator other than a filter or projection (``Calc``), a watermark assigner whose
-  watermark nobody reads, or a union reads it, or it is a root.
+* some operator other than a filter or projection (``Calc``), a watermark assigner or a
+  union reads it, or it is a root.
 
-Several consumers of a scan use the rows any of them uses (OR); so do several statements
-of a job (``BatchContext.note_filters``).
+Several consumers of a scan use the rows any of them uses (OR, and every top); so do
+several statements of a job (``BatchContext.note_reads``).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Optional
 
 from sqlengine.plan import nodes as P
 from sqlengine.plan.dag import Dag, PhysicalNode
 from sqlengine.types import BOOLEAN, INTEGER_ROOTS
 
-Cond = Optional[P.Expr]  # None: every row
+
+@dataclass(frozen=True)
+class Used:
+    """The rows of a node's output its consumers use: those ``cond`` is TRUE for, and per
+    split and batch, one with the largest non-NULL value of each of ``tops``."""
+
+    cond: P.Expr
+    tops: tuple[P.Expr, ...] = ()
 
 
-def scan_filters(dag: Dag) -> dict[P.TableScan, Cond]:
-    """Per logical table scan of ``dag``: the condition its used rows meet, or None."""
+Need = Optional[Used]  # None: every row
+
+
+def scan_filters(dag: Dag) -> dict[P.TableScan, Need]:
+    """Per logical table scan of ``dag``: the rows its operators use (None: all of them)."""
     consumers = dag.consumers()
     watermarked = dag.watermarked()
-    asked: dict[str, list[Cond]] = {n.id: [] for n in dag.nodes}
-    out: dict[P.TableScan, Cond] = {}
+    asked: dict[str, list[Need]] = {n.id: [] for n in dag.nodes}
+    out: dict[P.TableScan, Need] = {}
     for n in reversed(dag.nodes):  # consumers before their inputs
         need = None if n in dag.roots or not consumers[n.id] else any_of(asked[n.id])
         if n.op.source and isinstance(n.logical, P.TableScan):
             scan = n.logical
-            if scan.changelog or n in watermarked:
+            if scan.changelog:
                 need = None
             out[scan] = any_of([out[scan], need]) if scan in out else need
-        for child, cond in zip(n.children, _inputs(n, need, n in watermarked)):
-            asked[child.id].append(cond)
+        for child, used in zip(n.children, _inputs(n, need, n in watermarked)):
+            asked[child.id].append(used)
     return out
 
 
-def any_of(conds: list[Cond]) -> Cond:
-    """The rows any of ``conds`` uses (None if one of them uses every row)."""
-    if not conds or any(c is None for c in conds):
+def any_of(needs: list[Need]) -> Need:
+    """The rows any of ``needs`` uses (None if one of them uses every row)."""
+    if not needs or any(u is None for u in needs):
         return None
-    out = conds[0]
-    for c in conds[1:]:
-        if c != out:
-            out = P.Call(BOOLEAN(), "OR", (out, c))
-    return out
+    cond, tops = needs[0].cond, list(needs[0].tops)
+    for u in needs[1:]:
+        if u.cond != cond:
+            cond = P.Call(BOOLEAN(), "OR", (cond, u.cond))
+        tops += [t for t in u.tops if t not in tops]
+    return Used(cond, tuple(tops))
 
 
-def _all_of(a: Cond, b: Cond) -> Cond:
-    if a is None or b is None:
-        return b if a is None else a
-    return P.Call(BOOLEAN(), "AND", (a, b))
-
-
-def _inputs(n: PhysicalNode, need: Cond, watermarked: bool) -> list[Cond]:
-    """The condition ``n`` needs of each input's rows when ``need`` is asked of its output."""
+def _inputs(n: PhysicalNode, need: Need, watermarked: bool) -> list[Need]:
+    """What ``n`` uses of each input's rows when ``need`` is asked of its output."""
     node = n.logical
     if isinstance(node, P.Calc):
-        below = None
-        if need is not None:
-            below = need.transform(lambda e: node.projections[e.index] if isinstance(e, P.ColRef) else None)
-        return [_all_of(node.condition, below)]
+        cond = node.condition
+        if need is None:
+            return [None if cond is None else Used(cond)]
+
+        def below(e: P.Expr) -> P.Expr:
+            return e.transform(lambda x: node.projections[x.index] if isinstance(x, P.ColRef) else None)
+        wanted = below(need.cond) if cond is None else P.Call(BOOLEAN(), "AND", (cond, below(need.cond)))
+        # a top over the rows the filter passes: NULL on the others (CASE without ELSE)
+        tops = tuple(below(t) if cond is None else P.Call(t.type, "CASE", (cond, below(t))) for t in need.tops)
+        return [Used(wanted, tops)]
     if isinstance(node, P.WatermarkAssigner):
-        return [None if watermarked else need]
+        if need is None or not watermarked:
+            return [need]
+        rowtime = node.input.schema[node.rowtime]
+        return [Used(need.cond, need.tops + (P.ColRef(rowtime.type, node.rowtime, rowtime.name),))]
     if isinstance(node, P.Union):
         return [need for _ in n.children]
     return [None for _ in n.children]
 
 
 # -- as a connector reads it (connectors/predicate.py) -----------------------------------------
-def to_predicate(cond: Cond, fields: tuple[P.Field, ...]) -> Optional[list]:
+def to_predicate(cond: Optional[P.Expr], fields: tuple[P.Field, ...]) -> Optional[list]:
     """``cond`` (over a scan's columns ``fields``) in connectors/predicate.py's form, made
     weaker where a part has no such form (a function call, a conversion, a comparison of
     two columns): every row meeting ``cond`` meets the result. None: no condition."""
     return None if cond is None else _form(cond, fields)[0]
+
+
+def to_values(tops: tuple[P.Expr, ...], fields: tuple[P.Field, ...]) -> Optional[list]:
+    """``tops`` in connectors/predicate.py's value form, exactly (None if one has none:
+    then no row may be dropped)."""
+    out = [_value(t, fields) for t in tops]
+    return None if any(v is None for v in out) else out
+
+
+def _value(e: P.Expr, fields) -> Optional[list]:
+    """A column, a ROW member, or a CASE of exact conditions over such values (a computed
+    rowtime column's usual form), in the value form; None otherwise."""
+    if type(e) is P.Call and e.name == "CASE" and len(e.args) >= 2:
+        parts: list = []
+        for i, a in enumerate(e.args):
+            is_cond = i % 2 == 0 and i < len(e.args) - 1
+            if is_cond:
+                form, exact = _form(a, fields)
+                part = form if exact else None
+            else:
+                part = _value(a, fields)
+            if part is None:
+                return None
+            parts.append(part)
+        return ["case", *parts]
+    path = _path(e, fields)
+    if path is not None and (path[1].root in ("TIMESTAMP", "TIMESTAMP_LTZ") or path[1].is_integer):
+        return ["path", path[0]]
+    return None
 
 
 def _form(e: P.Expr, fields) -> tuple[Optional[list], bool]:

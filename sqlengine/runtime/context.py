@@ -29,7 +29,7 @@ from sqlengine.functions.registry import LowerContext
 from sqlengine.hidden import OP, Lowered
 from sqlengine.plan import nodes as P
 from sqlengine.plan.dag import Dag, Edge, PhysicalNode
-from sqlengine.plan.pushdown import any_of, scan_filters, to_predicate
+from sqlengine.plan.pushdown import any_of, scan_filters, to_predicate, to_values
 from sqlengine.plan.reads import merge_demand, scan_reads, unread, watermark_reads
 from sqlengine.runtime.exprs import ExprLowerer
 from sqlengine.runtime.keygroups import route
@@ -69,8 +69,8 @@ class JobContext:
     # The logical scans whose watermark an operator of the job reads (from the same DAGs):
     # only they need the split of each row for per-split watermarks.
     watermark_read: set = field(default_factory=set)
-    # The condition the rows each logical scan's operators use meet (plan/pushdown.py),
-    # from the same DAGs: a connector may drop the rest where it reads (``ScanContext.filter``).
+    # The rows each logical scan's operators use (plan/pushdown.py ``Used``), from the same
+    # DAGs: a connector may drop the rest where it reads (``ScanContext.filter``).
     filters: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -85,10 +85,14 @@ class JobContext:
         for scan, cond in scan_filters(dag).items():
             self.filters[scan] = any_of([self.filters[scan], cond]) if scan in self.filters else cond
 
-    def filter(self, scan: P.TableScan) -> Optional[list]:
-        """The condition the rows of ``scan`` the job uses meet, in connectors/predicate.py's
-        form (None: every row, or unknown)."""
-        return to_predicate(self.filters.get(scan), scan.fields)
+    def filter(self, scan: P.TableScan) -> tuple[Optional[list], list]:
+        """The rows of ``scan`` the job uses (``ScanContext.filter`` and ``tops``, in
+        connectors/predicate.py's forms): (None, []) for every row, or when unknown."""
+        used = self.filters.get(scan)
+        if used is None:
+            return None, []
+        cond, tops = to_predicate(used.cond, scan.fields), to_values(used.tops, scan.fields)
+        return (None, []) if cond is None or tops is None else (cond, tops)
 
     def unread(self, scan: P.TableScan) -> tuple[tuple[str, ...], ...]:
         """The paths of ``scan``'s values no operator of the job reads (none when unknown)."""

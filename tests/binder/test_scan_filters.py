@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from sqlengine.plan.pushdown import scan_filters, to_predicate
+from sqlengine.plan.pushdown import scan_filters, to_predicate, to_values
 
 from tests.binder.helpers import run_ddl, session
 from tests.binder.test_scan_reads import EVENTS
@@ -16,11 +16,20 @@ PERSON = ["cmp", "=", ["event_type"], 0]
 BID = ["cmp", "=", ["event_type"], 2]
 
 
-def used(*inserts: str):
+def with_tops(*inserts: str):
+    """(the condition, the tops) in the connector's forms; (None, []): every row."""
     s = session()
     dag = s.planner().dag(run_ddl(s, EVENTS + "\n".join(inserts)))
-    (scan, cond), = scan_filters(dag).items()
-    return to_predicate(cond, scan.fields)
+    (scan, used), = scan_filters(dag).items()
+    if used is None:
+        return None, []
+    return to_predicate(used.cond, scan.fields), to_values(used.tops, scan.fields)
+
+
+def used(*inserts: str):
+    cond, tops = with_tops(*inserts)
+    assert tops == [], tops
+    return cond
 
 
 def either(*parts) -> set:
@@ -58,10 +67,34 @@ def test_union_branches_and_statements_of_a_set_add_up():
                 "INSERT INTO out3 SELECT event_type, person FROM events;") is None
 
 
+ROWTIME = ["case", PERSON, ["path", ["person", "dateTime"]], ["path", ["bid", "dateTime"]]]
+
+
+def test_a_window_keeps_each_splits_largest_event_time():
+    """The watermark is over every row of the table: the rowtime column's expression (a
+    CASE over the members' times) is a top, so the row holding each split's largest
+    event time is kept with the bids."""
+    cond, tops = with_tops("INSERT INTO out2 SELECT auction, MAX(price), window_start FROM TABLE(TUMBLE(TABLE bid, "
+                           "DESCRIPTOR(`dateTime`), INTERVAL '10' SECOND)) GROUP BY auction, window_start, window_end;")
+    assert cond == BID and tops == [ROWTIME]
+    # with a statement that reads no watermark: the rows either uses, the one top
+    cond, tops = with_tops("INSERT INTO out2 SELECT auction, MAX(price), window_start FROM TABLE(TUMBLE(TABLE bid, "
+                           "DESCRIPTOR(`dateTime`), INTERVAL '10' SECOND)) GROUP BY auction, window_start, window_end;",
+                           "INSERT INTO out1 SELECT id, name FROM person;")
+    assert parts(cond) == either(BID, PERSON) and tops == [ROWTIME]
+
+
+def test_a_rowtime_with_no_exact_form_keeps_every_row():
+    s = session()
+    dag = s.planner().dag(run_ddl(s, EVENTS.replace("CASE WHEN event_type = 0", "CASE WHEN UPPER(person.name) = 'X'") +
+                                  "INSERT INTO out2 SELECT auction, MAX(price), window_start FROM TABLE(TUMBLE("
+                                  "TABLE bid, DESCRIPTOR(`dateTime`), INTERVAL '10' SECOND)) "
+                                  "GROUP BY auction, window_start, window_end;"))
+    (scan, used), = scan_filters(dag).items()
+    assert to_predicate(used.cond, scan.fields) == BID and to_values(used.tops, scan.fields) is None
+
+
 @pytest.mark.parametrize("insert", [
-    # the watermark is over every row of the table: a window reads it
-    "INSERT INTO out2 SELECT auction, MAX(price), window_start FROM TABLE(TUMBLE(TABLE bid, "
-    "DESCRIPTOR(`dateTime`), INTERVAL '10' SECOND)) GROUP BY auction, window_start, window_end;",
     # an aggregation over the scan (no filter between)
     "INSERT INTO out1 SELECT CAST(event_type AS BIGINT), CAST(COUNT(*) AS VARCHAR) FROM events GROUP BY event_type;",
     # a condition with no connector form at all

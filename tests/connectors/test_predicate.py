@@ -107,3 +107,41 @@ def test_restrict_only_weakens(seed):
             if truth(p, r) is True:
                 assert weaker is None or truth(weaker, r) is True, (p, weaker, r)
         assert restrict(p, lambda path: True) == p
+
+
+def test_each_splits_largest_value_is_kept():
+    """``top_rows``: per split, exactly one row holding the largest non-NULL value of a
+    searched CASE over two TIMESTAMP columns (a computed rowtime's form), none for a split
+    whose values are all NULL."""
+    import datetime as dt
+
+    import numpy as np
+
+    from connectors.predicate import arrow_values, top_rows
+    rng = random.Random(7)
+    n = 400
+    kind = [rng.choice([None, 0, 1, 2]) for _ in range(n)]
+    base = dt.datetime(2024, 1, 1)
+    t1 = [None if rng.random() < 0.2 else base + dt.timedelta(microseconds=rng.randrange(10 ** 9)) for _ in range(n)]
+    t2 = [None if rng.random() < 0.2 else base + dt.timedelta(microseconds=rng.randrange(10 ** 9)) for _ in range(n)]
+    splits = np.array([rng.randrange(5) for _ in range(n)], np.int32)
+    splits[splits == 4] = 3  # split 4: none
+    arr = pa.StructArray.from_arrays([pa.array(kind, pa.int32()), pa.array(t1, pa.timestamp("us", "UTC")),
+                                      pa.array(t2, pa.timestamp("us", "UTC"))], names=["k", "t1", "t2"])
+    top = ["case", ["cmp", "=", ["k"], 0], ["path", ["t1"]], ["cmp", "=", ["k"], 1], ["path", ["t1"]],
+           ["path", ["t2"]]]
+    values = arrow_values(top, column_of(arr)).to_pylist()
+    expected = [(t1[i] if kind[i] in (0, 1) else t2[i]) for i in range(n)]
+    assert [v.replace(tzinfo=None) if v else None for v in values] == expected
+    keep = top_rows([top], column_of(arr), splits)
+    for s in range(5):
+        rows_s = [i for i in range(n) if splits[i] == s]
+        present = [expected[i] for i in rows_s if expected[i] is not None]
+        kept = [i for i in rows_s if keep[i]]
+        if not present:
+            assert kept == []
+        else:
+            assert len(kept) == 1 and expected[kept[0]] == max(present)
+    # without splits: one row, the largest of all
+    (only,) = np.flatnonzero(top_rows([top], column_of(arr)))
+    assert expected[only] == max(v for v in expected if v is not None)

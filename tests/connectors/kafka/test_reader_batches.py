@@ -117,3 +117,37 @@ def test_a_covered_batch_drops_the_rows_the_job_does_not_use():
     (kept,) = _batches([msg("t", 0, i, v) for i, v in enumerate(bad)], ["__value", FAST, "__offset"], todo,
                        _decoder(options))
     assert kept.column(2).to_pylist() == [0, 1, 2, 3, 4, 5] and kept.column(1).null_count == 6
+
+
+def test_each_splits_latest_row_is_kept_for_its_watermark():
+    """With ``tops`` (a computed rowtime's CASE), a covered batch keeps beside the rows the
+    condition passes, per split (``__split``), the one with the largest event time."""
+    from connectors.base import Options
+    from connectors.kafka import options as KO
+    from connectors.kafka.factory import _fast_fields, _fast_options
+    from connectors.kafka.reader import FAST, _decoder
+    from sqlengine import types as T
+    columns = [("kind", T.INT()), ("p", T.ROW([("t", T.TIMESTAMP(3))])), ("b", T.ROW([("t", T.TIMESTAMP(3))]))]
+    k = KO.parse(Options("kafka", {"topic": "t", "properties.bootstrap.servers": "localhost:9092",
+                                   "format": "json"}), columns)
+    rowtime = ["case", ["cmp", "=", ["kind"], 0], ["path", ["p", "t"]], ["path", ["b", "t"]]]
+    options = _fast_options(k.value, _fast_fields(k, {}), (), ["cmp", "=", ["kind"], 0], [rowtime])
+    assert "value_tops" in options
+    # a top on a column the value does not hold: no row may be dropped at all
+    assert "value_filter" not in _fast_options(k.value, _fast_fields(k, {}), (), ["cmp", "=", ["kind"], 0],
+                                               [["path", ["off"]]])
+
+    def person(s: int) -> bytes:
+        return b'{"kind": 0, "p": {"t": "2024-01-01 10:00:%02d"}}' % s
+
+    def bid(s: int) -> bytes:
+        return b'{"kind": 2, "b": {"t": "2024-01-01 10:00:%02d"}}' % s
+    msgs = [msg("t", 0, 0, person(5)), msg("t", 0, 1, bid(7)), msg("t", 0, 2, bid(9)), msg("t", 0, 3, bid(8)),
+            msg("t", 1, 0, bid(3)), msg("t", 1, 1, person(4)), msg("t", 1, 2, bid(2)),
+            msg("t", 2, 0, bid(1)), msg("t", 2, 1, bid(6))]
+    todo = {("t", p): (0, 10) for p in range(3)}
+    (batch,) = _batches(msgs, ["__value", FAST, "__partition", "__offset", "__split"], todo, _decoder(options),
+                        {("t", 0): 0, ("t", 1): 1, ("t", 2): 2})
+    kept = list(zip(batch.column(2).to_pylist(), batch.column(3).to_pylist()))
+    # partition 0: the person and the bid at :09; 1: the person (its latest); 2: the bid at :06
+    assert kept == [(0, 0), (0, 2), (1, 1), (2, 1)]

@@ -54,12 +54,13 @@ def _open(ctx: BatchContext, node: P.TableScan, lookup: bool = False) -> Lowered
     physical = node.fields[:len(node.fields) - n_meta]
     check_metadata(factory, node.table, [k for _, k in node.metadata], source=True)
     meta = [(name, key, f.type) for (name, key), f in zip(node.metadata, node.fields[len(physical):])]
+    used, tops = (None, []) if lookup else job.filter(node)
     result = factory.scan(ScanContext(job.spark, job.streaming and not lookup, job.parallelism, node.table,
                                       [(f.name, f.type) for f in physical], opts,
                                       job.functions.local_time_zone, job.job_id, job.conf, meta,
                                       node.primary_key, lookup=lookup, partition_keys=node.partition_keys,
                                       unread=() if lookup else _physical(job.unread(node), physical),
-                                      filter=None if lookup else job.filter(node)))
+                                      filter=used, tops=tops))
     df = result.df
     if not lookup:
         number = ctx.register_scan(result)
