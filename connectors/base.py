@@ -139,11 +139,11 @@ class ScanContext:
     # member names (sqlengine/plan/reads.py). A connector may send NULL for them where
     # that changes no answer (a bad value must fail the job as it would if read).
     unread: tuple[tuple[str, ...], ...] = ()
-    # A condition every row the job uses meets (connectors/predicate.py; None: no such
+    # A condition every row the job uses meets (sqlengine/plan/predicates.py; None: no such
     # condition), from the filters above the scan (sqlengine/plan/pushdown.py). A
     # connector may drop the rows that fail it where that changes no answer and no error,
     # but per split and batch it reads, it keeps a row with the largest non-NULL value of
-    # each of ``tops`` (connectors/predicate.py's value form): a watermark is computed from them.
+    # each of ``tops`` (sqlengine/plan/predicates.py's value form): a watermark is computed from them.
     filter: Optional[list] = None
     tops: list = field(default_factory=list)
 

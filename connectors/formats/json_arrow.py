@@ -134,6 +134,15 @@ def _spec_at(fields: list, path: list):
     return spec
 
 
+def _values_at(values: pa.Array, path: list) -> pa.Array:
+    """The values at ``path`` (member names) of a struct array; a null struct's members are
+    null (``pc.struct_field``, not the array's own ``field()``)."""
+    import pyarrow.compute as pc
+    for name in path:
+        values = pc.struct_field(values, [values.type.get_field_index(name)])
+    return values
+
+
 def _temporal(spec) -> bool:
     if isinstance(spec, str):
         return spec in ("DATE", "TIME", "TIMESTAMP", "TIMESTAMP_LTZ")
@@ -287,10 +296,12 @@ class Decoder:
         # The rows the job uses (connectors/predicate.py), on the values sent: ``used`` drops
         # the other rows of a covered batch, but for those holding each split's largest ``tops``.
         from connectors.predicate import paths, restrict
-        sent = (lambda path: _spec_at(self.kept, path) is not None)
+
+        def is_sent(path: list) -> bool:
+            return _spec_at(self.kept, path) is not None
         self.tops = json.loads(tops) if tops else []
-        self.used = restrict(json.loads(used), sent) if used and typed else None
-        if not all(sent(p) for top in self.tops for p in paths(top)):
+        self.used = restrict(json.loads(used), is_sent) if used and typed else None
+        if not all(is_sent(p) for top in self.tops for p in paths(top)):
             self.used = None
 
     def used_rows(self, sent: pa.Array, splits=None) -> Optional[pa.Array]:
@@ -305,10 +316,7 @@ class Decoder:
         from connectors.predicate import arrow_mask, top_rows
 
         def column(path: list) -> pa.Array:
-            values = sent
-            for name in path:  # (a null struct's fields are null: not the array's own field())
-                values = pc.struct_field(values, [values.type.get_field_index(name)])
-            return values
+            return _values_at(sent, path)
         keep = pc.fill_null(arrow_mask(self.used, column), False)
         if self.tops:
             keep = pc.or_(keep, pa.array(top_rows(self.tops, column, splits)))
@@ -332,10 +340,7 @@ class Decoder:
             return False
         import pyarrow.compute as pc
         for path in self.raw_free:
-            values = decoded
-            for name in path:  # (a null struct's fields are null: not the array's own field())
-                values = pc.struct_field(values, [values.type.get_field_index(name)])
-            values = values.drop_null()
+            values = _values_at(decoded, path).drop_null()
             if len(values) and not pc.all(pc.match_substring_regex(values, TS_SAFE)).as_py():
                 return False
         return True

@@ -103,7 +103,7 @@ def _fast_options(spec: KO.FormatSpec, fast: list, unread, used: Optional[list] 
     paths of its TIMESTAMPs when a covered batch needs no bytes, the paths into its JSON
     objects of the values no operator reads (``unread``: table column names, then ROW
     members; a column the value does not hold is not the reader's), and the condition
-    the rows the job uses meet (``used``, connectors/predicate.py; its parts on the value's
+    the rows the job uses meet (``used``, sqlengine/plan/predicates.py; its parts on the value's
     columns), by which a covered batch drops the others but the ones holding each split's
     largest ``tops`` (all on the value's columns, or no row is dropped)."""
     from connectors.formats.json_arrow import raw_free

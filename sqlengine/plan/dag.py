@@ -135,6 +135,22 @@ class Dag:
                 need.add(n)
         return need
 
+    def to_scans(self, merge: Callable[[list], Any], inputs: Callable[[PhysicalNode, Any], list]) -> dict:
+        """A backward pass from the roots to the table scans (plan/reads.py, plan/pushdown.py):
+        a root's or an unconsumed node's value is None (everything), any other node's is
+        ``merge`` of what its consumers ask; ``inputs(node, value)`` is what it asks of each
+        input. The value per logical table scan (``merge`` over its physical nodes)."""
+        consumers = self.consumers()
+        asked: dict[str, list] = {n.id: [] for n in self.nodes}
+        out: dict = {}
+        for n in reversed(self.nodes):  # consumers before their inputs
+            value = None if n in self.roots or not consumers[n.id] else merge(asked[n.id])
+            if n.op.source and isinstance(n.logical, P.TableScan):
+                out[n.logical] = merge([out[n.logical], value]) if n.logical in out else value
+            for child, v in zip(n.children, inputs(n, value)):
+                asked[child.id].append(v)
+        return out
+
     def lookups(self) -> set[P.Node]:
         """Logical scans read as lookup tables (by a processing-time temporal join)."""
         return {scan for n in self.nodes for scan in n.op.lookup_inputs(n.logical)}

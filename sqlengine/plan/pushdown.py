@@ -1,6 +1,6 @@
 """Which rows of each table a job uses: a condition every row some operator of the DAG
 uses meets (the filters above a scan, through projections), handed to the connector as
-``ScanContext.filter`` (connectors/predicate.py's form). A connector may drop the rows
+``ScanContext.filter`` (sqlengine/plan/predicates.py's form). A connector may drop the rows
 that fail it where it reads them (the Kafka reader does, after decoding: Nexmark's q3
 uses 2% of its events); the filters above the scan stay and decide the answer.
 
@@ -27,6 +27,7 @@ from typing import Optional
 
 from sqlengine.plan import nodes as P
 from sqlengine.plan.dag import Dag, PhysicalNode
+from sqlengine.plan.predicates import restrict
 from sqlengine.types import BOOLEAN, INTEGER_ROOTS
 
 
@@ -44,20 +45,9 @@ Need = Optional[Used]  # None: every row
 
 def scan_filters(dag: Dag) -> dict[P.TableScan, Need]:
     """Per logical table scan of ``dag``: the rows its operators use (None: all of them)."""
-    consumers = dag.consumers()
     watermarked = dag.watermarked()
-    asked: dict[str, list[Need]] = {n.id: [] for n in dag.nodes}
-    out: dict[P.TableScan, Need] = {}
-    for n in reversed(dag.nodes):  # consumers before their inputs
-        need = None if n in dag.roots or not consumers[n.id] else any_of(asked[n.id])
-        if n.op.source and isinstance(n.logical, P.TableScan):
-            scan = n.logical
-            if scan.changelog:
-                need = None
-            out[scan] = any_of([out[scan], need]) if scan in out else need
-        for child, used in zip(n.children, _inputs(n, need, n in watermarked)):
-            asked[child.id].append(used)
-    return out
+    out = dag.to_scans(any_of, lambda n, need: _inputs(n, need, n in watermarked))
+    return {scan: None if scan.changelog else need for scan, need in out.items()}
 
 
 def any_of(needs: list[Need]) -> Need:
@@ -96,16 +86,16 @@ def _inputs(n: PhysicalNode, need: Need, watermarked: bool) -> list[Need]:
     return [None for _ in n.children]
 
 
-# -- as a connector reads it (connectors/predicate.py) -----------------------------------------
+# -- as a connector reads it (plan/predicates.py) -----------------------------------------
 def to_predicate(cond: Optional[P.Expr], fields: tuple[P.Field, ...]) -> Optional[list]:
-    """``cond`` (over a scan's columns ``fields``) in connectors/predicate.py's form, made
+    """``cond`` (over a scan's columns ``fields``) in plan/predicates.py's form, made
     weaker where a part has no such form (a function call, a conversion, a comparison of
     two columns): every row meeting ``cond`` meets the result. None: no condition."""
-    return None if cond is None else _form(cond, fields)[0]
+    return None if cond is None else restrict(_form(cond, fields), lambda path: True)
 
 
 def to_values(tops: tuple[P.Expr, ...], fields: tuple[P.Field, ...]) -> Optional[list]:
-    """``tops`` in connectors/predicate.py's value form, exactly (None if one has none:
+    """``tops`` in plan/predicates.py's value form, exactly (None if one has none:
     then no row may be dropped)."""
     out = [_value(t, fields) for t in tops]
     return None if any(v is None for v in out) else out
@@ -119,8 +109,8 @@ def _value(e: P.Expr, fields) -> Optional[list]:
         for i, a in enumerate(e.args):
             is_cond = i % 2 == 0 and i < len(e.args) - 1
             if is_cond:
-                form, exact = _form(a, fields)
-                part = form if exact else None
+                form = _form(a, fields)  # exact: nothing to weaken away
+                part = form if restrict(form, lambda path: True) == form else None
             else:
                 part = _value(a, fields)
             if part is None:
@@ -133,56 +123,51 @@ def _value(e: P.Expr, fields) -> Optional[list]:
     return None
 
 
-def _form(e: P.Expr, fields) -> tuple[Optional[list], bool]:
-    """(the form, or None for TRUE; whether it is exactly ``e``)."""
-    if isinstance(e, P.Call) and type(e) is P.Call:
-        if e.name in ("AND", "OR"):
-            parts = [_form(a, fields) for a in e.args]
-            kept = [p for p, _ in parts if p is not None]
-            exact = all(x for _, x in parts)
-            if not kept or (e.name == "OR" and len(kept) < len(parts)):
-                return None, False
-            op = e.name.lower()
-            flat = [x for p in kept for x in (p[1:] if p[0] == op else [p])]
-            return (flat[0] if len(flat) == 1 else [op, *flat]), exact
-        if e.name == "NOT" and len(e.args) == 1:
-            inner, exact = _form(e.args[0], fields)
-            return (["not", inner], True) if exact and inner is not None else (None, False)
-        if e.name in ("IS NULL", "IS NOT NULL") and len(e.args) == 1:
-            path = _path(e.args[0], fields)
-            if path is not None:
-                return ["null" if e.name == "IS NULL" else "notnull", path[0]], True
-        if e.name in ("=", "<>", "<", "<=", ">", ">=") and len(e.args) == 2:
-            return _comparison(e.name, e.args[0], e.args[1], fields)
-        if e.name in ("IN", "NOT IN") and 1 < len(e.args) <= 33:
-            parts = [_comparison("=", e.args[0], v, fields)[0] for v in e.args[1:]]
-            if all(p is not None for p in parts):
-                form = parts[0] if len(parts) == 1 else ["or", *parts]
-                return (form if e.name == "IN" else ["not", form]), True
-        if e.name in ("BETWEEN", "BETWEEN ASYMMETRIC", "NOT BETWEEN", "NOT BETWEEN ASYMMETRIC") and len(e.args) == 3:
-            negated = e.name.startswith("NOT")
-            (lo, _), (hi, _) = (_comparison("<" if negated else ">=", e.args[0], e.args[1], fields),
-                                _comparison(">" if negated else "<=", e.args[0], e.args[2], fields))
-            if lo is not None and hi is not None:
-                return ["or" if negated else "and", lo, hi], True
-    return None, False
+UNKNOWN = ["?"]  # a part with no connector form (plan/predicates.py)
+
+
+def _form(e: P.Expr, fields) -> list:
+    """``e`` in the connector's form, each part with none as ``UNKNOWN`` (``restrict``
+    weakens them away); ANDs and ORs flattened."""
+    if type(e) is not P.Call:
+        return UNKNOWN
+    if e.name in ("AND", "OR"):
+        op = e.name.lower()
+        parts = [_form(a, fields) for a in e.args]
+        return [op, *(x for p in parts for x in (p[1:] if p[0] == op else [p]))]
+    if e.name == "NOT" and len(e.args) == 1:
+        return ["not", _form(e.args[0], fields)]
+    if e.name in ("IS NULL", "IS NOT NULL") and len(e.args) == 1:
+        path = _path(e.args[0], fields)
+        return UNKNOWN if path is None else ["null" if e.name == "IS NULL" else "notnull", path[0]]
+    if e.name in _FLIP and len(e.args) == 2:
+        return _comparison(e.name, e.args[0], e.args[1], fields)
+    if e.name in ("IN", "NOT IN") and 1 < len(e.args) <= 33:
+        parts = [_comparison("=", e.args[0], v, fields) for v in e.args[1:]]
+        form = parts[0] if len(parts) == 1 else ["or", *parts]
+        return form if e.name == "IN" else ["not", form]
+    if e.name in ("BETWEEN", "BETWEEN ASYMMETRIC", "NOT BETWEEN", "NOT BETWEEN ASYMMETRIC") and len(e.args) == 3:
+        if e.name.startswith("NOT"):
+            return ["or", _comparison("<", e.args[0], e.args[1], fields), _comparison(">", e.args[0], e.args[2], fields)]
+        return ["and", _comparison(">=", e.args[0], e.args[1], fields), _comparison("<=", e.args[0], e.args[2], fields)]
+    return UNKNOWN
 
 
 _FLIP = {"=": "=", "<>": "<>", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
 
-def _comparison(op: str, a: P.Expr, b: P.Expr, fields) -> tuple[Optional[list], bool]:
+def _comparison(op: str, a: P.Expr, b: P.Expr, fields) -> list:
     if isinstance(a, P.Lit):
         a, b, op = b, a, _FLIP[op]
     path = _path(a, fields)
     if path is None or not isinstance(b, P.Lit) or b.value is None:
-        return None, False
+        return UNKNOWN
     names, t = path
     v = b.value
     same = (t.is_integer and b.type.is_integer and isinstance(v, int) and not isinstance(v, bool)) \
         or (t.root in ("VARCHAR", "STRING") and b.type.is_string and isinstance(v, str)) \
         or (t.root == "BOOLEAN" and b.type.root == "BOOLEAN" and isinstance(v, bool))
-    return (["cmp", op, names, v], True) if same else (None, False)
+    return ["cmp", op, names, v] if same else UNKNOWN
 
 
 def _path(e: P.Expr, fields) -> Optional[tuple[list, object]]:

@@ -18,6 +18,7 @@ read all of its inputs, whole.
 """
 from __future__ import annotations
 
+import functools
 from typing import Optional
 
 from sqlengine.plan import nodes as P
@@ -29,21 +30,9 @@ Demand = Optional[dict]  # None: every column whole; else column position -> Tre
 
 def scan_reads(dag: Dag) -> dict[P.TableScan, Demand]:
     """Per logical table scan of ``dag``: what its operators read of its output."""
-    consumers = dag.consumers()
     watermarked = dag.watermarked()
-    asked: dict[str, list[Demand]] = {n.id: [] for n in dag.nodes}
-    out: dict[P.TableScan, Demand] = {}
-    for n in reversed(dag.nodes):  # consumers before their inputs
-        demand: Demand = {}
-        if n in dag.roots or not consumers[n.id]:
-            demand = None
-        for d in asked[n.id]:
-            demand = merge_demand(demand, d)
-        if n.op.source and isinstance(n.logical, P.TableScan):
-            out[n.logical] = merge_demand(out[n.logical], demand) if n.logical in out else demand
-        for child, d in zip(n.children, _inputs(n, demand, n in watermarked)):
-            asked[child.id].append(d)
-    return out
+    return dag.to_scans(lambda demands: functools.reduce(merge_demand, demands, {}),
+                        lambda n, demand: _inputs(n, demand, n in watermarked))
 
 
 def watermark_reads(dag: Dag) -> set[P.TableScan]:

@@ -87,7 +87,7 @@ class JobContext:
 
     def filter(self, scan: P.TableScan) -> tuple[Optional[list], list]:
         """The rows of ``scan`` the job uses (``ScanContext.filter`` and ``tops``, in
-        connectors/predicate.py's forms): (None, []) for every row, or when unknown."""
+        sqlengine/plan/predicates.py's forms): (None, []) for every row, or when unknown."""
         used = self.filters.get(scan)
         if used is None:
             return None, []
