@@ -34,6 +34,11 @@ from sqlengine.errors import ConnectorError
 
 BAD = "__bad"
 CONF_MAX_ROWS = "sqlengine.kafka.max-rows-per-epoch"
+# A source that drops rows where it reads (a filter pushed into its reader) reads more records
+# an epoch so that about max-rows-per-epoch rows still enter it (reader.py, ``admit``); at most
+# this many records (default: RECORDS_PER_ROW x the rows' cap).
+CONF_MAX_RECORDS = "sqlengine.kafka.max-records-per-epoch"
+RECORDS_PER_ROW = 8
 CONF_TIMEOUT = "sqlengine.kafka.timeout"
 # Whether the reader decodes JSON values with Arrow where it can (connectors/formats/json_arrow.py).
 CONF_ARROW_JSON = "sqlengine.kafka.arrow-json"
@@ -47,11 +52,18 @@ def _timeout_s(conf: dict[str, str]) -> str:
     return str((ms or 60_000) / 1000)
 
 
+def _max_records(conf: dict[str, str], rows: int) -> int:
+    if (conf.get(CONF_MAX_RECORDS) or "").strip():
+        return max_rows_per_epoch(conf, CONF_MAX_RECORDS)
+    return rows * RECORDS_PER_ROW
+
+
 def _source_options(ctx: ScanContext, k: KO.KafkaOptions, fields: list[str], token: str) -> dict[str, str]:
+    rows = max_rows_per_epoch(ctx.conf, CONF_MAX_ROWS)
     return {"client_secret_config": json.dumps(k.client), "topics": json.dumps(list(k.topics)),
             "pattern": k.pattern or "", "startup": json.dumps(k.startup.as_dict()), "bounded": json.dumps(k.bounded.as_dict()),
             "fields": ",".join(fields), "source_id": token, "num_partitions": str(max(1, ctx.parallelism)),
-            "max_rows": str(max_rows_per_epoch(ctx.conf, CONF_MAX_ROWS)), "discovery_ms": str(k.discovery_ms),
+            "max_rows": str(rows), "max_records": str(_max_records(ctx.conf, rows)), "discovery_ms": str(k.discovery_ms),
             pace.OPTION: str(checkpoint_interval_ms(ctx.conf)),
             "timeout_s": _timeout_s(ctx.conf)}
 

@@ -691,6 +691,76 @@ def cap(pos: dict[str, int], end: dict[str, int], limit: int) -> dict[str, int]:
     return {k: pos.get(k, 0) + take[k] for k in end}
 
 
+# A reader that drops rows where it reads (``value_filter``: a filter pushed into it) admits
+# more records an epoch, so that about the rows' cap still enter it: it measures the share of
+# records it keeps in the span the epoch could take (up to ``max_records``), reading and
+# filtering SAMPLE_RECORDS offsets at SAMPLE_PLACES evenly spread places of each partition's
+# part of that span exactly as the epoch's tasks will, before the span is fixed in the offsets
+# log. Kept records in runs shorter than the places' spacing can fall between them and make
+# an epoch hold more rows than the cap: one such run per partition at most a spacing each
+# (with 8 places and ``max_records`` 8 x the cap, one cap in all); an epoch never reads more
+# than ``max_records``. A sample costs ~0.1 s a place (a consumer's first
+# fetch, decoding); where it found most records kept (HIGH_SHARE) an epoch would barely
+# grow, so the next RESAMPLE_AFTER epochs take the rows' cap without one.
+SAMPLE_RECORDS = 500
+SAMPLE_PLACES = 8
+SAMPLE_TIMEOUT_S = "10"
+HIGH_SHARE = 0.5
+RESAMPLE_AFTER = 16
+
+
+def sample_pieces(pos: dict[str, int], span: dict[str, int]) -> list[list[tuple[str, int, int, int]]]:
+    """The sample's ranges, one list per place (a partition at most once in each): a
+    partition's whole part of the span where it is short, else SAMPLE_RECORDS offsets at
+    each of SAMPLE_PLACES evenly spread places."""
+    places: list[list] = [[] for _ in range(SAMPLE_PLACES)]
+    for k in sorted(span):
+        s0, e0 = pos.get(k, 0), span[k]
+        if e0 <= s0:
+            continue
+        t, p = split_key(k)
+        if e0 - s0 <= SAMPLE_PLACES * SAMPLE_RECORDS:
+            places[0].append((t, p, s0, e0))
+            continue
+        for i in range(SAMPLE_PLACES):
+            s = s0 + (e0 - s0) * i // SAMPLE_PLACES
+            places[i].append((t, p, s, s + SAMPLE_RECORDS))
+    return [pl for pl in places if pl]
+
+
+def kept_share(options: dict, fields: list[str], pos: dict[str, int], span: dict[str, int]) -> Optional[float]:
+    """The share of the offsets between ``pos`` and ``span`` whose rows the reader sends on
+    (see SAMPLE_RECORDS); None if there is nothing to read."""
+    ids = {split_key(k): i for i, k in enumerate(sorted(span))}
+    opts = {**options, "timeout_s": SAMPLE_TIMEOUT_S}
+    offsets = rows = 0
+    for pieces in sample_pieces(pos, span):
+        rows += sum(b.num_rows for b in read_ranges(opts, fields, Range(pieces, ids)))
+        offsets += sum(e - s for _, _, s, e in pieces)
+    return rows / offsets if offsets else None
+
+
+def admit(options: dict, fields: list[str], pos: dict[str, int], end: dict[str, int], rows: int,
+          max_records: int) -> tuple[int, Optional[float]]:
+    """How many offsets an epoch of a reader that drops rows takes so that about ``rows``
+    rows enter it (see SAMPLE_RECORDS), and the share measured: ``rows`` / the kept share,
+    between ``rows`` and ``max_records``; ``rows`` (and no share) when all would fit anyway
+    or the sample fails."""
+    if rows <= 0 or max_records <= rows:
+        return rows, None
+    if sum(max(0, e - pos.get(k, 0)) for k, e in end.items()) <= rows:
+        return rows, None
+    span = cap(pos, end, max_records)
+    try:
+        share = kept_share(options, fields, pos, span)
+    except Exception as exc:  # noqa: BLE001 - the epoch's own read reports a real failure
+        log.warning("Could not sample Kafka records to size an epoch (%s); reading at most %d.", exc, rows)
+        return rows, None
+    if share is None:
+        return rows, None
+    return max(rows, min(max_records, int(rows / share) if share > 0 else max_records)), share
+
+
 class GroupOffsets:
     """``ScanResult.epoch_done`` of a scan with ``properties.group.id``: commits the epoch's end
     offsets to the group, as Flink commits them on each completed checkpoint (for monitoring;
@@ -741,6 +811,10 @@ class KafkaStreamReader(DataSourceStreamReader):
         self.token = options.get("source_id", "")
         self.bounded = json.loads(options["bounded"])["mode"] != "unbounded"
         self.max_rows = int(options.get("max_rows", "0"))
+        # Records an epoch may read where the reader drops rows (``admit``); else the rows' cap.
+        self.max_records = int(options.get("max_records", "0")) if options.get("value_filter") else 0
+        self._share: Optional[float] = None  # the last sample's kept share
+        self._unsampled = 0  # epochs admitted since that sample
         self.tasks = int(options.get("num_partitions", "1"))
         self.discovery_ms = int(options.get("discovery_ms", "0"))
         self._off: Optional[Offsets] = None
@@ -801,6 +875,8 @@ class KafkaStreamReader(DataSourceStreamReader):
             end = {k: hi for k, (_, hi) in self._offsets().bounds([split_key(k) for k in pos]).items()}
             end = {k: max(end[k], pos[k]) for k in pos}
         n = limit.max_rows if isinstance(limit, ReadMaxRows) else 0
+        if self.max_records:
+            n = self._admit(pos, end, n)
         admitted = cap(pos, end, n)
         out = {"src": self.token, "pos": admitted, "stop": stop, "phase": DATA}
         if stop is not None and all(admitted[k] >= stop[k] for k in stop):
@@ -810,6 +886,16 @@ class KafkaStreamReader(DataSourceStreamReader):
         self.pace.admitted(capped=admitted != end)
         reached("kafka-plan")
         return out
+
+    def _admit(self, pos: dict[str, int], end: dict[str, int], rows: int) -> int:
+        """``admit``, or the rows' cap without a sample while the last one kept most records."""
+        if self._share is not None and self._share >= HIGH_SHARE and self._unsampled < RESAMPLE_AFTER:
+            self._unsampled += 1
+            return rows
+        n, share = admit(self.options, self.fields, pos, end, rows, self.max_records)
+        if share is not None:
+            self._share, self._unsampled = share, 0
+        return n
 
     def partitions(self, start: dict, end: dict) -> list[InputPartition]:
         if start.get("phase", DATA) != DATA:

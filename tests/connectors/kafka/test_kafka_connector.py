@@ -110,6 +110,25 @@ def test_epochs_of_a_backlog_do_not_wait_for_the_checkpoint_interval(session, ka
     assert len(epochs) >= 4
 
 
+def test_a_reader_that_drops_rows_reads_more_records_an_epoch(session, kafka_bootstrap, tmp_path):
+    """The rows' cap counts the rows that enter an epoch: where the reader drops rows (a filter
+    pushed into it), it samples the records the epoch could take (8 places of 500 in each
+    partition, read and filtered as the tasks will) and admits rows cap / kept share of them,
+    at most 8 x the cap (``sqlengine.kafka.max-records-per-epoch``). 9,600 records of which
+    every 32nd passes, a cap of 600 rows: 4,800 records (150 rows) an epoch, not 600."""
+    topic, out = new_topic(kafka_bootstrap, 1), new_topic(kafka_bootstrap, 1)
+    produce(kafka_bootstrap, topic, ({"value": {"kind": 0 if i % 32 == 0 else 2, "id": i}} for i in range(9600)))
+    session.execute_sql(source_ddl("ev", topic, kafka_bootstrap, columns="kind INT, id BIGINT"))
+    session.execute_sql(f"CREATE TABLE ids (id BIGINT) WITH ('connector' = 'kafka', 'topic' = '{out}', "
+                        f"'properties.bootstrap.servers' = '{kafka_bootstrap}', 'format' = 'json')")
+    session.execute_sql("SET 'sqlengine.source.max-rows-per-epoch' = '600'")
+    session.execute_sql("INSERT INTO ids SELECT id FROM ev WHERE kind = 0").wait(timeout_ms=120_000)
+    assert sorted(json.loads(r[3])["id"] for r in read_all(kafka_bootstrap, out)) == list(range(0, 9600, 32))
+    ends = {int(f.name): sum(json.loads(f.read_text().splitlines()[2])["pos"].values())
+            for f in (tmp_path / "ck").rglob("offsets/[0-9]*")}
+    assert [ends[e] for e in sorted(ends)][:2] == [4800, 9600]
+
+
 def _delete_records(bootstrap: str, topic: str, before: dict[int, int]) -> None:
     """Move the partitions' log start, as retention does (DeleteRecords: no waiting for it)."""
     from confluent_kafka import TopicPartition
@@ -345,6 +364,7 @@ def test_a_watermark_is_over_the_rows_the_filters_drop(session, kafka_bootstrap)
                "WATERMARK FOR t AS t - INTERVAL '1' SECOND")
     session.execute_sql(source_ddl("ev", topic, kafka_bootstrap, columns=columns))
     session.execute_sql("SET 'sqlengine.source.max-rows-per-epoch' = '23'")
+    session.execute_sql("SET 'sqlengine.kafka.max-records-per-epoch' = '23'")  # (else one epoch: see below)
     got = [tuple(r) for r in session.execute_sql(
         "SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(t), INTERVAL '5' SECOND)) "
         "WHERE kind = 0 GROUP BY window_start, window_end").collect()]

@@ -151,3 +151,56 @@ def test_each_splits_latest_row_is_kept_for_its_watermark():
     kept = list(zip(batch.column(2).to_pylist(), batch.column(3).to_pylist()))
     # partition 0: the person and the bid at :09; 1: the person (its latest); 2: the bid at :06
     assert kept == [(0, 0), (0, 2), (1, 1), (2, 1)]
+
+
+def test_a_sample_spreads_over_each_partitions_part_of_the_span():
+    """8 places of 500 offsets, evenly spread, where a partition's part is long; its whole
+    part where it is short; a partition the span does not advance, not at all."""
+    from connectors.kafka.reader import sample_pieces
+    places = sample_pieces({"t:0": 1000, "t:1": 0, "t:2": 7}, {"t:0": 9000, "t:1": 300, "t:2": 7})
+    assert len(places) == 8
+    assert places[0] == [("t", 0, 1000, 1500), ("t", 1, 0, 300)]
+    assert [pl for pl in places[1:]] == [[("t", 0, 1000 + 1000 * i, 1500 + 1000 * i)] for i in range(1, 8)]
+
+
+def test_an_epoch_is_sized_by_the_share_the_sample_keeps(monkeypatch):
+    """rows / share, never below the rows' cap nor above the records' cap; no sample (and the
+    rows' cap) where the backlog fits anyway or the sample fails."""
+    from connectors.kafka import reader
+    shares = iter([0.01, 0.5, 1.0, None])
+    monkeypatch.setattr(reader, "kept_share", lambda *a: next(shares))
+    pos, end = {"t:0": 0, "t:1": 0}, {"t:0": 50_000, "t:1": 50_000}
+    assert reader.admit({}, [], pos, end, 1000, 8000) == (8000, 0.01)
+    assert reader.admit({}, [], pos, end, 1000, 8000) == (2000, 0.5)
+    assert reader.admit({}, [], pos, end, 1000, 8000) == (1000, 1.0)
+    assert reader.admit({}, [], pos, end, 1000, 8000) == (1000, None)
+    assert reader.admit({}, [], pos, {"t:0": 600, "t:1": 400}, 1000, 8000) == (1000, None)  # fits: no sample
+
+    def broken(*a):
+        raise reader.KafkaReadError("Timed out")
+    monkeypatch.setattr(reader, "kept_share", broken)
+    assert reader.admit({}, [], pos, end, 1000, 8000) == (1000, None)
+
+
+def test_after_a_sample_that_kept_most_records_the_next_epochs_take_the_rows_cap(monkeypatch):
+    """A high share would barely grow an epoch: 16 epochs go without a sample (a fall of the
+    share then waits for the next one: epochs stay at the rows' cap, never above); a low one
+    is sampled again every epoch."""
+    import json
+    from connectors.kafka import reader
+    calls = []
+
+    def admit(options, fields, pos, end, rows, max_records):
+        calls.append(rows)
+        return int(rows / share), share
+    monkeypatch.setattr(reader, "admit", admit)
+    opts = {"bounded": json.dumps({"mode": "unbounded"}), "max_rows": "1000", "max_records": "8000",
+            "value_filter": json.dumps(["=", ["kind"], 0])}
+    r = reader.KafkaStreamReader(opts, [])
+    share = 0.9
+    assert [r._admit({}, {}, 1000) for _ in range(18)] == [1111] + [1000] * 16 + [1111]
+    assert len(calls) == 2
+    share = 0.1
+    assert [r._admit({}, {}, 1000) for _ in range(19)] == [1000] * 16 + [10000] * 3
+    assert len(calls) == 5
+    assert reader.KafkaStreamReader({**opts, "value_filter": ""}, []).max_records == 0  # drops nothing: no sample
