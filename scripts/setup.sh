@@ -17,7 +17,7 @@ fi
 stamp=.venv/.sqlengine-installed
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -e '.[test,notebook]'
+  .venv/bin/python -m pip install -q -e '.[test,notebook,bench]'  # bench: the benchmarks' charts (matplotlib)
   touch "$stamp"
 fi
 # The driver JVM's class-data archive (sqlengine/runtime/classdata.py): made once per
