@@ -643,10 +643,15 @@ def _bools(values) -> pa.Array:
     return pa.Array.from_buffers(pa.bool_(), len(values), [None, pa.py_buffer(np.packbits(values, bitorder="little"))])
 
 
+def split_ids(end: dict[str, int]) -> dict[tuple[str, int], int]:
+    """Each partition's split id: its position in ``sorted(end)`` (``kafka_splits``'s order)."""
+    return {split_key(k): i for i, k in enumerate(sorted(end))}
+
+
 def plan(pos: dict[str, int], end: dict[str, int], tasks: int) -> list[Range]:
     """Ranges between two positions, cut into about ``tasks`` tasks (large ranges split); a
     partition's split id is its position in ``sorted(end)`` (``kafka_splits``'s order)."""
-    ids = {split_key(k): i for i, k in enumerate(sorted(end))}
+    ids = split_ids(end)
     ranges = [(*split_key(k), pos.get(k, 0), e) for k, e in sorted(end.items()) if e > pos.get(k, 0)]
     total = sum(e - s for _, _, s, e in ranges)
     if not ranges:
@@ -731,7 +736,7 @@ def sample_pieces(pos: dict[str, int], span: dict[str, int]) -> list[list[tuple[
 def kept_share(options: dict, fields: list[str], pos: dict[str, int], span: dict[str, int]) -> Optional[float]:
     """The share of the offsets between ``pos`` and ``span`` whose rows the reader sends on
     (see SAMPLE_RECORDS); None if there is nothing to read."""
-    ids = {split_key(k): i for i, k in enumerate(sorted(span))}
+    ids = split_ids(span)
     opts = {**options, "timeout_s": SAMPLE_TIMEOUT_S}
     offsets = rows = 0
     for pieces in sample_pieces(pos, span):
