@@ -57,10 +57,21 @@ class Scans:
 def lower_epoch(job: JobContext, dag: Dag, run: EpochRun) -> list[Lowered]:
     """Lower the DAG over one epoch's deltas: each node once, in dependency order, by its
     operator's ``lower_epoch``; a node's watermark is the minimum of its inputs' unless
-    the operator sets its own (sources, watermark assigners)."""
+    the operator sets its own (sources, watermark assigners). A node that several
+    consumers read, computed from what a stateful operator persisted (not from the batch
+    itself, which ``_reads_batch_twice`` persists), has its output persisted here, once;
+    an operator persists only what it reads twice itself (a join's output of millions of
+    wide rows an epoch, cached for its one consumer, took the task memory its sorts
+    needed: Nexmark's q9 at 10M events failed with ``UNABLE_TO_ACQUIRE_MEMORY``)."""
+    fresh = _fresh(dag)
+    forks = {n for n, c in dag.consumers().items() if len(c) > 1 and n not in fresh}
+
     def lower_node(pn: PhysicalNode, inputs: list[Lowered]) -> Lowered:
         run.wm[pn] = wm_min([run.wm[c] for c in pn.children])
-        return pn.op.lower_epoch(EpochContext(job, pn, run), pn.logical, *inputs)
+        out = pn.op.lower_epoch(EpochContext(job, pn, run), pn.logical, *inputs)
+        if pn.id in forks and not out.empty:
+            out = out.with_df(run.persist(out.df))  # read by each consumer: computed once
+        return out
     return dag.run(lower_node)
 
 
@@ -304,8 +315,15 @@ def _reads_batch_twice(dag: Dag) -> bool:
     (``LazyWatermark``)."""
     if len(dag.sources()) > 1:
         return True
-    fresh: set[str] = set()  # nodes whose output is computed from the batch itself
+    fresh = _fresh(dag)
+    return any(len(c) > 1 and node in fresh for node, c in dag.consumers().items())
+
+
+def _fresh(dag: Dag) -> set[str]:
+    """The nodes whose output is computed from the epoch's input itself: the sources, and
+    what reaches them through operators that persist nothing (``Operator.materializes``)."""
+    fresh: set[str] = set()
     for n in dag.nodes:  # inputs before their consumers
         if n.op.source or (any(s.id in fresh for s, _ in n.inputs) and not n.op.materializes(n.logical)):
             fresh.add(n.id)
-    return any(len(c) > 1 and node in fresh for node, c in dag.consumers().items())
+    return fresh

@@ -286,3 +286,58 @@ def test_a_fork_after_a_stateful_operator_reads_the_batch_once_uncached(session)
     for above, cached, tree in scans:
         assert "InMemoryRelation" not in above, tree  # the batch itself is not persisted
         assert cached, tree  # every read of it is the window aggregate's persisted pending rows
+
+
+JOIN = re.compile(r"(SortMergeJoin|BroadcastHashJoin|ShuffledHashJoin|BroadcastNestedLoopJoin) Inner")
+
+
+def inner_joins(plans: list[str]) -> list[tuple[bool, str]]:
+    """Per inner join in the executed plans' trees: whether its output is what a persisted
+    frame holds (an ``InMemoryRelation`` above it with no exchange in between: a consumer
+    that persists its own input after its exchange does not count), and the tree."""
+    out = []
+    for plan in plans:
+        tree = plan.partition("\n\n")[0]
+        lines = tree.splitlines()
+        for i, line in enumerate(lines):
+            if JOIN.search(line):
+                first = next((a for a in _ancestors(lines, i) if "InMemoryRelation" in a or "Exchange" in a), "")
+                out.append(("InMemoryRelation" in first, tree))
+    return out
+
+
+def test_a_join_read_by_one_consumer_is_not_persisted(session):
+    """A regular join's epoch output feeds its one consumer straight: no epoch caches it.
+    Nexmark q9 joins every bid with its auction (millions of wide rows an epoch) into a
+    Top-1; the cache of that output took the memory its own sorts needed, and q9 at 10M
+    events failed with ``UNABLE_TO_ACQUIRE_MEMORY`` (benchmarks/README.md). In the executed
+    plans of the epochs, no inner join's output is a persisted frame (the Top-N persists
+    its own candidates, after its exchange)."""
+    dag, plans = streaming_plans(session, SHAPES["join to top-n"])
+    join = next(pn for pn in dag.nodes if type(pn.logical).__name__ == "Join")
+    assert len(dag.consumers()[join.id]) == 1
+    joins = inner_joins(plans)
+    assert joins
+    for cached, tree in joins:
+        assert not cached, tree
+
+
+def test_a_join_read_by_two_consumers_is_computed_once(session):
+    """A join whose output two branches read (the DAG forks at its projection) is persisted
+    once by the epoch (``runtime/epoch.py``): every inner join's output in the executed
+    plans is a persisted frame, so the branches read the cache, not the join again."""
+    j = "(SELECT b.item, b.price, s.city FROM Bid b JOIN Supplier s ON b.supplier_id = s.name)"
+    sql = (f"SELECT city, COUNT(*) AS n FROM {j} GROUP BY city UNION ALL "
+           f"SELECT item AS city, SUM(price) AS n FROM {j} GROUP BY item")
+    dag, plans = streaming_plans(session, sql)
+    forks = [pn for pn in dag.nodes if len(dag.consumers()[pn.id]) > 1]
+    assert len(forks) == 1
+    below, pn = [], forks[0]  # the fork (the projection of the join) and what is below it
+    while pn.inputs and not below[-1:] == ["Join"]:
+        below.append(type(pn.logical).__name__)
+        pn = pn.inputs[0][0]
+    assert below[-1] == "Join", below
+    joins = inner_joins(plans)
+    assert joins
+    for cached, tree in joins:
+        assert cached, tree

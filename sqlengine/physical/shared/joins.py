@@ -31,7 +31,8 @@ class JoinOperator(Operator):
     kind = "Join"
 
     def materializes(self, node: P.Node) -> bool:
-        """Per epoch each side's delta (``deltas``) or pending rows (``pend``) is persisted, and so is the output (``finish``)."""
+        """Per epoch each side's delta (``deltas``) or pending rows (``pend``) is persisted
+        (the output too where several consumers read it: ``runtime/epoch.py``)."""
         return True
 
     def explain(self, node: P.Join) -> str:
@@ -188,10 +189,10 @@ class Side:
 
 def finish(ctx: EpochContext, node: P.Join, out: DataFrame, ls: Side, rs: Side, insert_only: bool,
            keep: tuple[Optional[Column], Optional[Column]] = (None, None)) -> Lowered:
-    """Persist the epoch's joined delta, log both sides, and emit it (insert-only: plain
-    rows; else ``+I``/``-D``)."""
+    """Log both sides, and emit the epoch's joined delta (insert-only: plain rows; else
+    ``+I``/``-D``). Not persisted: its one consumer reads it once (a fork's consumers
+    share a persisted copy, ``runtime/epoch.py``)."""
     width = len(node.schema)
-    out = ctx.persist(out)
     ls.log(ctx, keep[0])
     rs.log(ctx, keep[1])
     if insert_only:
