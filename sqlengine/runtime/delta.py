@@ -44,13 +44,13 @@ def epoch_delta(df: DataFrame, updating: bool, cols: Sequence[str]) -> DataFrame
     return net(rows, cols) if updating else rows
 
 
-def _has_map(t: DataType) -> bool:
+def has_map(t: DataType) -> bool:
     if isinstance(t, MapType):
         return True
     if isinstance(t, StructType):
-        return any(_has_map(f.dataType) for f in t.fields)
+        return any(has_map(f.dataType) for f in t.fields)
     if isinstance(t, ArrayType):
-        return _has_map(t.elementType)
+        return has_map(t.elementType)
     return False
 
 
@@ -62,7 +62,7 @@ def net(df: DataFrame, cols: Sequence[str]) -> DataFrame:
     """
     if not cols:
         return df.agg(F.sum(COUNT).alias(COUNT)).where(F.col(COUNT) != 0)
-    if any(_has_map(df.schema[c].dataType) for c in cols):
+    if any(has_map(df.schema[c].dataType) for c in cols):
         key = F.to_json(F.struct(*[F.col(c) for c in cols]))
         return (df.groupBy(key.alias("__k"))
                 .agg(*[F.first(c).alias(c) for c in cols], F.sum(COUNT).alias(COUNT))

@@ -45,6 +45,29 @@ def test_min_max_distinct_filter_under_retraction(spark, tmp_path, bids):
     assert any(c[0] == "-D" for c in changes)
 
 
+def test_count_distinct_over_an_insert_only_input_merges_per_epoch(spark, tmp_path, bids):
+    """COUNT(DISTINCT ...) with and without FILTER, of one and two arguments, over a NULL
+    key and NULL values, beside COUNT/SUM/MIN/MAX(DISTINCT): over an insert-only input the
+    epoch counts only the values new to their key (state ``distinct``: the pairs seen, a
+    flag per FILTER) and merges the counts into the emitted results; no input rows are
+    kept (no ``input`` table). Several epochs, updates, the batch answer."""
+    ddl, rows = bids
+    q = """SELECT channel, COUNT(*) AS n, COUNT(DISTINCT bidder) AS bidders,
+                  COUNT(DISTINCT bidder) FILTER (WHERE price < 20) AS cheap,
+                  COUNT(DISTINCT bidder) FILTER (WHERE price >= 20 AND price < 40) AS mid,
+                  COUNT(DISTINCT price) FILTER (WHERE bidder > 3) AS prices,
+                  COUNT(DISTINCT bidder, price) AS pairs, COUNT(DISTINCT IF(price > 45, bidder, NULL)) AS top,
+                  MAX(DISTINCT price) AS hi, MIN(price) AS lo, SUM(price) AS total
+           FROM bids GROUP BY channel"""
+    changes, streamed, batch = run_both(spark, tmp_path, ddl, q)
+    assert streamed == batch and len(batch) == 3
+    assert {c[0] for c in changes} >= {"+I", "-U", "+U"}
+    cheap = {ch: len({r["bidder"] for r in rows if r["channel"] == ch and r["price"] < 20}) for ch in ("a", "b", None)}
+    assert {r[0]: r[3] for r in batch} == cheap
+    tables = {p.name for p in (tmp_path / "ckpt").rglob("*") if p.is_dir() and p.parent.name.endswith("-Aggregate")}
+    assert "distinct" in tables and "input" not in tables, tables
+
+
 def test_global_aggregate_and_distinct(spark, tmp_path, bids):
     ddl, rows = bids
     _, streamed, batch = run_both(spark, tmp_path, ddl, "SELECT COUNT(*), SUM(price), MAX(channel) FROM bids")

@@ -44,6 +44,19 @@ def test_group_aggregate_forgets_idle_keys(spark, tmp_path, bids):
     assert {r[0] for r in kept} >= {"+I", "-U", "+U"}
 
 
+def test_count_distinct_forgets_the_values_of_idle_keys(spark, tmp_path, bids):
+    """The merged COUNT(DISTINCT) keeps the values it counted per key (state ``distinct``):
+    an expired key forgets them with its result, so each epoch counts its own bidders."""
+    ddl, chunks = bids
+    q = "SELECT MOD(bidder, 2) AS k, COUNT(DISTINCT bidder) AS n FROM bids GROUP BY MOD(bidder, 2)"
+    changes = run(spark, tmp_path, ddl, q, "1 ms")
+    expected = Counter()
+    for c in chunks:
+        for k in {r["bidder"] % 2 for r in c}:
+            expected[("+I", k, len({r["bidder"] for r in c if r["bidder"] % 2 == k}))] += 1
+    assert Counter(tuple(r) for r in changes) == expected
+
+
 def test_join_forgets_idle_rows(spark, tmp_path, bids):
     ddl, chunks = bids
     q = "SELECT a.bidder FROM bids a JOIN bids b ON a.bidder = b.bidder"

@@ -13,6 +13,8 @@ epochs) and ``output`` (the last emitted row per key, a snapshot).
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
@@ -23,7 +25,8 @@ from sqlengine.physical.shared.aggregates import MERGE, batch_aggregate
 from sqlengine.physical.shared.logs import append_log
 from sqlengine.plan import nodes as P
 from sqlengine.runtime.context import EpochContext
-from sqlengine.runtime.delta import anti, columns, epoch_delta, expand, key_frame, keys_equal, net, semi
+from sqlengine.runtime.delta import (anti, columns, epoch_delta, expand, key_frame, keys_equal, net,
+                                     semi, has_map)
 
 
 def keyed_changes(old: DataFrame, new: DataFrame, nk: int, width: int) -> DataFrame:
@@ -48,9 +51,110 @@ def keyed_changes(old: DataFrame, new: DataFrame, nk: int, width: int) -> DataFr
 
 
 def mergeable(node: P.Aggregate, child: Lowered) -> bool:
-    """Over an insert-only input, COUNT/SUM/MIN/MAX results are their own accumulators."""
+    """Over an insert-only input, COUNT/SUM/MIN/MAX results are their own accumulators;
+    so is COUNT(DISTINCT ...) with the values it has counted per key in state
+    (``_distinct_partials``); MIN/MAX(DISTINCT x) are MIN/MAX(x)."""
     return not child.updating and bool(node.keys) and not node.grouping_sets and all(
-        a.name in MERGE and not a.distinct and a.function is None for a in node.aggs)
+        a.name in MERGE and a.function is None and (not a.distinct or a.name in DISTINCT_MERGE)
+        and not any(has_map(x.type.to_spark()) for x in a.args) for a in node.aggs)
+
+
+# The distinct aggregates the merge path takes: COUNT counts the values new to a key (and
+# to its FILTER); MIN and MAX ignore DISTINCT.
+DISTINCT_MERGE = {"COUNT", "MIN", "MAX"}
+
+
+def _counted_distinct(node: P.Aggregate) -> list[int]:
+    return [j for j, a in enumerate(node.aggs) if a.distinct and a.name == "COUNT"]
+
+
+def _distinct_partials(ctx: EpochContext, node: P.Aggregate, rows: DataFrame, expiry) -> DataFrame:
+    """Per key the epoch's partial result of every COUNT(DISTINCT x) [FILTER (WHERE f)]
+    (columns ``f0..`` keys, ``d<j>`` per such aggregate ``j``, ``__task``): the values
+    that count now and did not before. State ``distinct`` holds, per key, each value of
+    each distinct argument (list) seen so far, with one flag per aggregate on it: whether
+    a row with that value met the aggregate's FILTER (no FILTER: any row). An epoch's
+    (key, value) pairs, each with its flags over the epoch's rows (Spark's partial
+    aggregation before the exchange), are full-outer-joined with the stored ones: a flag
+    set now and not before counts 1, and the joined pairs are the next snapshot. Cost per
+    epoch: the epoch's rows and the stored pairs (not every input row of the touched
+    keys, which the recompute path aggregates again, with Spark's Expand of the distinct
+    aggregates: Nexmark's q15/q16, whose day key every epoch touches)."""
+    nk = len(node.keys)
+    key_cols = fcols(nk)
+    groups: list[tuple] = []  # the distinct argument lists, in first use order
+    for j in _counted_distinct(node):
+        if node.aggs[j].args not in groups:
+            groups.append(node.aggs[j].args)
+    dj = _counted_distinct(node)
+    vals = [[f"__v{g}_{i}" for i in range(len(args))] for g, args in enumerate(groups)]
+    flags = [f"__f{j}" for j in dj]
+    group_of = {j: groups.index(node.aggs[j].args) for j in dj}
+    lowered = {g: [ctx.expr(x) for x in args] for g, args in enumerate(groups)}
+    # One row per (row, argument list) whose values are all non-NULL (COUNT skips NULLs).
+    choices = []
+    for g in range(len(groups)):
+        present = F.lit(True)
+        for c in lowered[g]:
+            present = present & c.isNotNull()
+        fields = [F.lit(g).alias("__g")]
+        for h in range(len(groups)):
+            for name, c, t in zip(vals[h], lowered[h], groups[h]):
+                fields.append((c if h == g else F.lit(None)).cast(t.type.to_spark()).alias(name))
+        for j, name in zip(dj, flags):
+            a = node.aggs[j]
+            met = F.lit(True) if a.filter is None else F.coalesce(ctx.expr(a.filter), F.lit(False))
+            fields.append((met if group_of[j] == g else F.lit(False)).alias(name))
+        choices.append(F.when(present, F.struct(*fields)))
+    keyed = rows.select(*[fcol(k).alias(f"f{i}") for i, k in enumerate(node.keys)],
+                        F.explode(F.array(*choices)).alias("__r")).where(F.col("__r").isNotNull())
+    pair = ["__g"] + [v for vs in vals for v in vs]
+    pairs = keyed.select(*key_cols, "__r.*").groupBy(*key_cols, *pair).agg(
+        *[F.max(f).alias(f) for f in flags])
+    pairs = ctx.exchange(pairs, [fcol(i) for i in range(nk)])
+    table = ctx.table("distinct", pairs.schema, key_cols)
+    stored = table.read(ctx.epoch)
+    if expiry is not None:
+        stored = expiry.live(stored, key_cols + [TASK])
+    on = key_cols + pair + [TASK]
+    new = pairs.select(*on, *flags, F.lit(True).alias("__p"))
+    old = stored.select(*[F.col(c).alias(f"o_{c}") for c in on + flags])
+    joined = ctx.persist(new.join(old, keys_equal(new, old, on, [f"o_{c}" for c in on]), "full_outer"))
+    here = F.col("__p").isNotNull()
+    table.write(ctx.epoch, joined.select(
+        *[F.when(here, F.col(c)).otherwise(F.col(f"o_{c}")).alias(c) for c in on],
+        *[(F.coalesce(F.col(f), F.lit(False)) | F.coalesce(F.col(f"o_{f}"), F.lit(False))).alias(f)
+          for f in flags]), snapshot=True)
+    counted = [F.sum((F.col(f) & ~F.coalesce(F.col(f"o_{f}"), F.lit(False))).cast("long")).alias(f"d{j}")
+               for j, f in zip(dj, flags)]
+    return joined.where(here).groupBy(*key_cols, TASK).agg(*counted)
+
+
+def _plain_partials(ctx: EpochContext, node: P.Aggregate, rows: DataFrame) -> DataFrame:
+    """Per key the epoch's partial result of every aggregate but COUNT(DISTINCT) (keys,
+    then those aggregates, and ``__task``) after the node's exchange. Spark's partial
+    aggregation stands in for Flink's local aggregation: the edge's exchange moves one
+    partial row per key (not every input row) to the key's task."""
+    dj = _counted_distinct(node)
+    plain = replace(node, aggs=tuple(replace(a, distinct=False) for j, a in enumerate(node.aggs) if j not in dj))
+    return ctx.exchange(batch_aggregate(ctx, plain, rows), [fcol(i) for i in range(len(node.keys))])
+
+
+def _with_distinct(ctx: EpochContext, node: P.Aggregate, part: DataFrame, rows: DataFrame, expiry) -> DataFrame:
+    """``part`` (``_plain_partials``) with the COUNT(DISTINCT) partials in their places."""
+    nk = len(node.keys)
+    dj = _counted_distinct(node)
+    others = [j for j in range(len(node.aggs)) if j not in dj]
+    dist = _distinct_partials(ctx, node, rows, expiry)
+    key_cols = fcols(nk) + [TASK]
+    d = dist.select(*[F.col(c).alias(f"d_{c}") for c in key_cols], *[f"d{j}" for j in dj])
+    joined = part.join(d, keys_equal(part, d, key_cols, [f"d_{c}" for c in key_cols]), "left")
+    at = {j: i for i, j in enumerate(others)}
+
+    def value(j: int) -> Column:
+        c = F.coalesce(F.col(f"d{j}"), F.lit(0)) if j in dj else F.col(f"f{nk + at[j]}")
+        return c.cast(node.aggs[j].type.to_spark()).alias(f"f{nk + j}")
+    return joined.select(*[F.col(c) for c in fcols(nk)], *[value(j) for j in range(len(node.aggs))], TASK)
 
 
 def _add(o: Column, p: Column) -> Column:
@@ -69,15 +173,19 @@ def epoch_merge_aggregate(ctx: EpochContext, node: P.Aggregate, child: Lowered) 
     and the joined rows are the next snapshot of the results: one join per epoch."""
     nk, width = len(node.keys), len(node.schema)
     key_cols, cols = fcols(nk), fcols(width)
-    # Spark's partial aggregation stands in for Flink's local aggregation: the edge's
-    # exchange moves one partial row per key (not every input row) to the key's task.
-    part = ctx.exchange(batch_aggregate(ctx, node, child.df), [fcol(i) for i in range(nk)])
-    outputs = ctx.table("output", part.schema, key_cols)
-    previous = outputs.read(ctx.epoch)
+    distinct = bool(_counted_distinct(node))
+    rows = ctx.persist(child.df) if distinct else child.df  # read twice: plain aggregates, distinct pairs
+    part = _plain_partials(ctx, node, rows)
+    expiry = None
     if state_ttl_ms(ctx.conf) > 0:
         part = ctx.persist(part)
-        touched = ctx.persist(key_frame(part, key_cols + [TASK]))
-        previous = ctx.expiry("input", touched).live(previous, key_cols + [TASK])
+        expiry = ctx.expiry("input", ctx.persist(key_frame(part, key_cols + [TASK])))
+    if distinct:
+        part = _with_distinct(ctx, node, part, rows, expiry)
+    outputs = ctx.table("output", part.schema, key_cols)
+    previous = outputs.read(ctx.epoch)
+    if expiry is not None:
+        previous = expiry.live(previous, key_cols + [TASK])
     new = part.select(*cols, TASK, F.lit(True).alias("__p"))
     old = previous.select(*[F.col(c).alias(f"o_{c}") for c in cols + [TASK]], F.lit(True).alias("__o"))
     keys = key_cols + [TASK]
