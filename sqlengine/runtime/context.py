@@ -239,6 +239,10 @@ class EpochContext(BatchContext):
         the ``__task`` that owns their key group (``exchange``)."""
         return self.run.store.table(self.run.ids[self.node], name, schema, keys, self.node.parallelism)
 
+    def stored(self, name: str) -> bool:
+        """Whether an earlier epoch of the job wrote the operator's state table ``name``."""
+        return not self.first_epoch and self.run.store.written(self.run.ids[self.node], name, self.epoch)
+
     def exchange(self, df: DataFrame, keys: Sequence[Column]) -> DataFrame:
         """The node's hash edge: ``df``'s rows routed to the task that owns their key's key
         group (Flink's key-group range assignment), with the ``__task`` column that the

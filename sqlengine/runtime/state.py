@@ -138,6 +138,10 @@ class StateStore:
         ``tasks``: the operator's tasks (1 behind a ``single`` edge)."""
         return Table(self.spark, os.path.join(self.root, op_id, name), schema, keys, self.groups, tasks)
 
+    def written(self, op_id: str, name: str, before: int) -> bool:
+        """Whether the operator's table ``name`` has a version from an epoch ``< before``."""
+        return any(e < before for e in _epochs(os.path.join(self.root, op_id, name)))
+
     def operators(self) -> list[str]:
         """The ids of the operators with state tables here."""
         return sorted(n for n in fs.subdirs(self.root) if not n.startswith(("_", ".")))

@@ -162,3 +162,48 @@ def test_session_window_aggregate_over_a_filtered_tvf(spark, tmp_path, bids):
     changes, streamed, batch = run_both(spark, tmp_path, ddl, q)
     assert {c[0] for c in changes} == {"+I"}
     assert streamed == batch and len(batch) > 4
+
+
+def test_a_count_distinct_restored_from_a_recomputing_checkpoint_stays_exact(spark, tmp_path, monkeypatch, bids):
+    """State that an earlier sqlengine wrote for COUNT(DISTINCT) (the recompute path: the
+    input multiset, no ``distinct`` pairs) keeps that path after a restore; the merge path
+    would start with no pairs and count every bidder again. The first run takes the old
+    path (the merge switched off), fails after its second epoch's sink and is restored as
+    its error says, with the merge on; the materialized changelog is the batch answer."""
+    from collections import Counter as C
+
+    from sqlengine.api.session import Session
+    from sqlengine.errors import ExecutionError
+    from sqlengine.physical.operators.group_aggregate import epoch as ga
+    from tests.e2e.conftest import read_rows
+    ddl, rows = bids
+    out = tmp_path / "out"
+    script = [ddl, f"""CREATE TABLE res (channel STRING, n BIGINT, bidders BIGINT)
+                       WITH ('connector' = 'filesystem', 'path' = '{out}', 'format' = 'debezium-json')""",
+              "INSERT INTO res SELECT channel, COUNT(*), COUNT(DISTINCT bidder) FROM bids GROUP BY channel"]
+
+    def run(**conf):
+        s = Session({"execution.checkpointing.dir": str(tmp_path / "ckpt"), "pipeline.job-id": "distinct",
+                     "sqlengine.filesystem.max-lines-per-batch": "12", **conf}, spark=spark)
+        for st in script[:-1]:
+            s.execute_sql(st)
+        return s.execute_sql(script[-1]).job
+    (tmp_path / "faults").mkdir()
+    monkeypatch.setattr(ga, "DISTINCT_MERGE", {"MIN", "MAX"})
+    monkeypatch.setenv("SQLENGINE_FAULT", "after-sink")
+    monkeypatch.setenv("SQLENGINE_FAULT_SKIP", "1")
+    monkeypatch.setenv("SQLENGINE_FAULT_ACTION", f"raise:{tmp_path / 'faults'}")
+    with pytest.raises(ExecutionError):
+        run().wait(300)
+    state = next((tmp_path / "ckpt" / "distinct").rglob("state"))
+    assert {p.name for p in state.glob("*-Aggregate/*")} == {"input", "output"}
+    monkeypatch.undo()
+    run(**{"execution.state-recovery.path": str(tmp_path / "ckpt" / "distinct")}).wait(300)
+    table: C = C()
+    for event in read_rows(out):
+        row = event["after"] if event["op"] == "c" else event["before"]
+        table[(row["channel"], row["n"], row["bidders"])] += 1 if event["op"] == "c" else -1
+    expected = C((ch, sum(r["channel"] == ch for r in rows), len({r["bidder"] for r in rows if r["channel"] == ch}))
+                 for ch in ("a", "b", None))
+    assert +table == expected
+    assert not list(state.glob("*-Aggregate/distinct")), "the restored job kept recomputing"

@@ -225,7 +225,10 @@ def _equal(pairs) -> Column:
 
 
 def epoch_group_aggregate(ctx: EpochContext, node: P.Aggregate, child: Lowered) -> Lowered:
-    if mergeable(node, child):
+    # A job restored from state that an earlier version of sqlengine wrote by recomputing
+    # (its ``input`` multiset: COUNT(DISTINCT) took that path) keeps recomputing: the
+    # merge path's pairs would start empty and count every value again.
+    if mergeable(node, child) and not (_counted_distinct(node) and ctx.stored("input")):
         return epoch_merge_aggregate(ctx, node, child)
     width = len(node.input.schema)
     cols = columns(width)
