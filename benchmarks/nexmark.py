@@ -24,7 +24,9 @@ Kafka topic, every output checked (issue 24).
    row) and reduced to a row count and a digest of the sorted rows (benchmarks/nexmark/
    suite.py: ``canonical``, ``TIES``); all sides of a query must agree, in every round.
    q12 (processing-time windows) is the one query whose rows depend on when they are
-   processed: its output is counted, not compared.
+   processed: its output is counted, not compared. Where one of Flink's configurations
+   answers wrongly (``FLINK_WRONG``: q9 under Flink's defaults retracts no replaced Top-1
+   row), that side is shown, not compared, and does not count as Flink's best.
 
 Timed: the INSERT statement, from its submission to the end of its job (the JVM started
 and warmed up first, as in a running shell); events/s = events / those seconds. CPU
@@ -75,6 +77,12 @@ SIDES = ("sqlengine", "flink", "flink-nexmark")
 NEXMARK_CONF = {"table.exec.mini-batch.enabled": "true", "table.exec.mini-batch.allow-latency": "2 s",
                 "table.exec.mini-batch.size": "50000", "table.optimizer.distinct-agg.split.enabled": "true"}
 NOT_COMPARED = {"q12": "processing-time windows: rows depend on when they are processed"}
+# A Flink configuration whose output for a query is wrong (checked against Flink's own other
+# configuration and its batch answer, tests/nexmark/expected): its output is shown, not
+# compared, and its time is not Flink's best for that query.
+FLINK_WRONG = {("q9", "flink"): "Flink's defaults write each new Top-1 row of an auction without "
+                                "retracting the one it replaces (no 'd' event: 1,282,111 and 1,282,848 rows "
+                                "for 557,544 auctions in two runs at 10M events)"}
 COUNT_CHAR_JAVA = """package com.github.nexmark.flink.udf;
 
 import org.apache.flink.table.annotation.DataTypeHint;
@@ -373,7 +381,7 @@ def summarize(events: int, results: dict, sides: list[str]) -> tuple[str, list[d
                              "cpu": median([r["cpu"] for r in runs]), "rss_mb": median([r["rss_mb"] for r in runs]),
                              "pss_mb": median([r.get("pss_mb", 0) for r in runs]),
                              "rounds": len(runs)}
-        flinks = [s for s in ("flink", "flink-nexmark") if s in row]
+        flinks = [s for s in ("flink", "flink-nexmark") if s in row and (q, s) not in FLINK_WRONG]
         if flinks:
             best = max(flinks, key=lambda s: row[s]["events_s"])
             row["flink_best"] = best
@@ -494,14 +502,15 @@ def main() -> None:
                                  if k in ("seconds", "cpu", "rss_mb", "pss_mb", "failed")}
                         print(f"# round {rnd + 1} {q} {side}: {json.dumps(shown)[:300]} "
                               f"output {json.dumps(res.get('output'))}", flush=True)
+                    wrong = [side for side in seen if (q, side) in FLINK_WRONG]
                     digests = {json.dumps({k: v for k, v in o.items() if k != "records"}, sort_keys=True)
-                               for o in seen.values()}
+                               for side, o in seen.items() if side not in wrong}
                     if q in NOT_COMPARED:
                         check = "not compared: " + NOT_COMPARED[q]
                     elif len(seen) < len(sides):
                         check = "a side failed"
                     elif len(digests) == 1:
-                        check = "ok"
+                        check = "ok" + "".join(f" (not compared: {side}, see FLINK_WRONG)" for side in wrong)
                     else:
                         check = "MISMATCH " + ", ".join(f"{s}: {o['rows']} rows" for s, o in seen.items())
                         problems.append(f"round {rnd + 1} {q}: {check}")

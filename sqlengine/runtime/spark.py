@@ -65,6 +65,13 @@ _DEFAULTS = {
     # (Nexmark's q20 at 10M events died in three runs of three; at 0.3 it completed, and
     # q3, q7 and q20 at 1M events took the same time; benchmarks/README.md).
     "spark.memory.fraction": "0.3",
+    # The driver's heap (Spark's default: 1g). In local mode the driver runs every task,
+    # and 1 GB was the edge for Nexmark's wide joins at 10M events: q20 died with the
+    # heap exhausted or UNABLE_TO_ACQUIRE_MEMORY in two runs of three, q9 in every run
+    # (an epoch's persisted deltas, read from disk, are unrolled into memory again on each
+    # read). 2g completed them (benchmarks/README.md); the serial collector still takes it
+    # (at most 2 GiB, below), and the heap grows to it only when what is live needs it.
+    "spark.driver.memory": "2g",
 }
 
 
@@ -183,7 +190,7 @@ _MIB_PER = {"b": 1 / (1 << 20), "k": 1 / 1024, "": 1, "m": 1, "g": 1024, "t": 1 
 
 def _serial_gc_fits(merged: dict[str, str]) -> bool:
     """The driver JVM collects with HotSpot's serial collector when its heap
-    (``spark.driver.memory``, Spark's default 1g) is at most 2 GiB and no Java option
+    (``spark.driver.memory``, 2g unless set) is at most 2 GiB and no Java option
     picks a collector (two would stop the JVM from starting).
 
     On such a heap G1 (HotSpot's choice on a machine of two cores or more) costs more than
