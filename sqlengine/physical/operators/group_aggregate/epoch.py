@@ -10,6 +10,11 @@ row, as Flink's GroupAggregate emits them; an unchanged result emits nothing).
 
 State: ``input`` (netted input rows with their counts: deltas compacted every few
 epochs) and ``output`` (the last emitted row per key, a snapshot).
+
+Over an insert-only input whose aggregates are COUNT/SUM/MIN/MAX and COUNT(DISTINCT)
+(``mergeable``), nothing is recomputed: the epoch's partial results merge into the
+emitted ones (``epoch_merge_aggregate``). State: ``output``, and for COUNT(DISTINCT)
+``distinct`` (each key's values seen, a flag per FILTER; ``_distinct_partials``).
 """
 from __future__ import annotations
 
