@@ -1,7 +1,8 @@
 """The unified-memory share sqlengine gives Spark (runtime/spark.py): 0.3 of the heap
 above 300 MB rather than Spark's 0.6, so that an epoch's cache at its limit leaves the rest
-of a local driver's 1 GB heap room (Nexmark's q20 at 10M events ran out of it at 0.6;
-benchmarks/README.md). A user's own setting wins. And the JIT thresholds of the driver JVM."""
+of a local driver's heap room (Nexmark's q20 at 10M events ran out of 1 GB at 0.6;
+benchmarks/README.md); the heap itself is 2g unless set. A user's own setting wins. And the
+JIT thresholds of the driver JVM."""
 from __future__ import annotations
 
 from sqlengine.runtime.spark import driver_conf
