@@ -35,6 +35,7 @@ from sqlengine.runtime.exprs import ExprLowerer
 from sqlengine.runtime.keygroups import route
 from sqlengine.runtime.multisink import EPOCH_CACHE
 from sqlengine.runtime.state import StateStore, Table
+from sqlengine.runtime.touched import Touched, weigh
 from sqlengine.runtime.watermarks import WM_MAX, WM_MIN, as_int, known, wm_min
 
 if TYPE_CHECKING:
@@ -238,6 +239,12 @@ class EpochContext(BatchContext):
         hashes the key; none: one key group), versioned by epoch. Its rows are read with
         the ``__task`` that owns their key group (``exchange``)."""
         return self.run.store.table(self.run.ids[self.node], name, schema, keys, self.node.parallelism)
+
+    def touched(self, keys: DataFrame, *tables: Table) -> Touched:
+        """An epoch's key frame ``keys`` (``delta.key_frame``), persisted, to select rows of
+        the operator's state ``tables`` by: broadcast when they are large and the keys few
+        (``touched.py``)."""
+        return weigh(self.persist, keys, sum(t.size(self.epoch) for t in tables))
 
     def stored(self, name: str) -> bool:
         """Whether an earlier epoch of the job wrote the operator's state table ``name``."""

@@ -82,12 +82,19 @@ class Table:
     def stored_schema(self) -> StructType:
         return StructType(list(self.schema.fields) + [StructField(KEY_GROUP, IntegerType(), False)])
 
+    def _read_dirs(self, epoch: int) -> list[str]:
+        base, deltas = self.versions(epoch)
+        return ([self._dir(base)] if base is not None and base not in deltas else []) + \
+            [self._dir(e) for e in deltas]
+
+    def size(self, epoch: int) -> int:
+        """Bytes on disk of what ``read(epoch)`` reads."""
+        return sum(fs.size(d) for d in self._read_dirs(epoch))
+
     def read(self, epoch: int) -> DataFrame:
         """The table as of the end of epoch ``epoch - 1`` (deltas not yet netted), each row
         with the ``__task`` that owns its key group."""
-        base, deltas = self.versions(epoch)
-        dirs = ([self._dir(base)] if base is not None and base not in deltas else []) + \
-            [self._dir(e) for e in deltas]
+        dirs = self._read_dirs(epoch)
         if dirs:
             reached("state-read")
             df = self.spark.read.schema(self.stored_schema()).parquet(*dirs)

@@ -201,17 +201,32 @@ def finish(ctx: EpochContext, node: P.Join, out: DataFrame, ls: Side, rs: Side, 
 
 
 def inner_delta(ctx: BatchContext, node: P.Join, dl: DataFrame, dr: DataFrame, old_l: DataFrame,
-                old_r: DataFrame, l_empty: bool = False, r_empty: bool = False, netted: bool = True) -> DataFrame:
-    """ΔL ⋈ R_old ∪ L_old ⋈ ΔR ∪ ΔL ⋈ ΔR; a term with an empty delta is skipped (so an
-    epoch that changes one side does not read the other side's whole state twice).
-    Over insert-only inputs nothing can cancel, so the result is not netted."""
+                old_r: DataFrame, l_empty: bool = False, r_empty: bool = False, netted: bool = True,
+                grow: str = "left") -> DataFrame:
+    """``ΔL ⋈ R_old ∪ L_old ⋈ ΔR ∪ ΔL ⋈ ΔR``, computed as two joins: the side ``grow``
+    names joins the other's delta as its new state (``L_new ⋈ ΔR ∪ ΔL ⋈ R_old`` for
+    "left"), so the other delta is sorted once, not twice; grow the side whose delta
+    is smaller. A term with an empty delta is skipped (so an epoch that changes one side
+    does not read the other side's whole state twice). Over insert-only inputs nothing
+    can cancel, so the result is not netted."""
     width = len(node.schema)
-    parts = ([] if l_empty else [join_frames(ctx, node, dl, old_r, "INNER")]) + \
-        ([] if r_empty else [join_frames(ctx, node, old_l, dr, "INNER")]) + \
-        ([] if l_empty or r_empty else [join_frames(ctx, node, dl, dr, "INNER")])
-    if not parts:
+    if l_empty and r_empty:
         return join_frames(ctx, node, dl, dr, "INNER").limit(0)
-    out = parts[0]
-    for p in parts[1:]:
-        out = out.unionByName(p)
+    if l_empty:
+        out = join_frames(ctx, node, old_l, dr, "INNER")
+    elif r_empty:
+        out = join_frames(ctx, node, dl, old_r, "INNER")
+    elif grow == "left":
+        out = join_frames(ctx, node, dl, old_r, "INNER").unionByName(
+            join_frames(ctx, node, _routed(ctx, old_l).unionByName(dl), dr, "INNER"))
+    else:
+        out = join_frames(ctx, node, old_l, dr, "INNER").unionByName(
+            join_frames(ctx, node, dl, _routed(ctx, old_r).unionByName(dr), "INNER"))
     return net(out, columns(width)) if netted else out
+
+
+def _routed(ctx: BatchContext, old: DataFrame) -> DataFrame:
+    """Stored rows (with their ``__task``) partitioned as an exchange partitions an epoch's
+    delta, so a union of the two keeps the delta's partitioning (else Spark would
+    shuffle the delta again)."""
+    return old.repartition(ctx.node.parallelism, F.col(TASK))

@@ -30,7 +30,7 @@ from sqlengine.hidden import COUNT, OP, SEQ, TASK, Lowered, fcol, fcols
 from sqlengine.physical.shared.logs import append_log
 from sqlengine.plan import nodes as P
 from sqlengine.runtime.context import EpochContext
-from sqlengine.runtime.delta import POSITIVE, key_frame, keys_equal, net, semi
+from sqlengine.runtime.delta import POSITIVE, key_frame, keys_equal, net
 
 
 def last_changes(df: DataFrame, cols: list[str], keys: list[str]) -> DataFrame:
@@ -50,12 +50,12 @@ def epoch_normalize(ctx: EpochContext, node: P.ChangelogNormalize, child: Lowere
     rest = [c for c in cols if c not in keys]
     routed = ctx.exchange(child.df, [fcol(k) for k in node.keys])
     last = ctx.persist(last_changes(routed, cols + [TASK], keys))
-    touched = key_frame(last, keys)
     stored_schema = last.select(*cols, F.lit(0).cast("long").alias(COUNT)).schema
     table = ctx.table("rows", stored_schema, keys[:-1])
-    expiry = ctx.expiry("rows", touched)
+    touched = ctx.touched(key_frame(last, keys), table)
+    expiry = ctx.expiry("rows", touched.frame)
     stored = table.read(ctx.epoch)
-    old = net(semi(expiry.live(stored, keys), touched, keys), cols + [TASK]).where(F.col(COUNT) > 0)
+    old = net(touched.rows(expiry.live(stored, keys), keys), cols + [TASK]).where(F.col(COUNT) > 0)
     o = old.select(*[F.col(c).alias(f"o_{c}") for c in cols + [TASK]], F.lit(True).alias("__was"))
     j = last.join(o, keys_equal(last, o, keys, [f"o_{k}" for k in keys]), "left_outer")
     upsert = F.col(OP).isin(*POSITIVE)

@@ -10,11 +10,14 @@ State: ``left``/``right`` hold each side's netted rows (compacted logs).
 """
 from __future__ import annotations
 
+from pyspark.sql import DataFrame
+
 from sqlengine.hidden import TASK, Lowered
 from sqlengine.physical.shared.joins import deltas, finish, inner_delta, join_frames
 from sqlengine.plan import nodes as P
 from sqlengine.runtime.context import EpochContext
-from sqlengine.runtime.delta import columns, diff, key_frame, net, semi
+from sqlengine.runtime.delta import columns, diff, key_frame, net
+from sqlengine.runtime.touched import cached_rows
 
 
 def epoch_join(ctx: EpochContext, node: P.Join, left: Lowered, right: Lowered) -> Lowered:
@@ -23,11 +26,17 @@ def epoch_join(ctx: EpochContext, node: P.Join, left: Lowered, right: Lowered) -
     ls, rs = deltas(ctx, node, left, right)
     dl, dr, old_l, old_r = ls.delta, rs.delta, ls.old, rs.old
     if node.kind == "INNER":
+        # Each side's stored rows meet only the other side's delta: read narrowed to its keys.
+        if not left.empty:
+            old_r = ctx.touched(key_frame(dl, lk), rs.table).narrow(old_r, rk)
+        if not right.empty:
+            old_l = ctx.touched(key_frame(dr, rk), ls.table).narrow(old_l, lk)
         insert_only = not (left.updating or right.updating)
-        out = inner_delta(ctx, node, dl, dr, old_l, old_r, left.empty, right.empty, not insert_only)
+        out = inner_delta(ctx, node, dl, dr, old_l, old_r, left.empty, right.empty, not insert_only,
+                          _smaller(dl, dr))
         return finish(ctx, node, out, ls, rs, insert_only)
-    touched = ctx.persist(key_frame(dl, lk).unionByName(key_frame(dr, rk)).distinct())
-    ol, orr = ctx.persist(semi(old_l, touched, lk)), ctx.persist(semi(old_r, touched, rk))
+    touched = ctx.touched(key_frame(dl, lk).unionByName(key_frame(dr, rk)).distinct(), ls.table, rs.table)
+    ol, orr = ctx.persist(touched.rows(old_l, lk)), ctx.persist(touched.rows(old_r, rk))
     nl, nr = len(node.left.schema), len(node.right.schema)
     new_l = net(ol.unionByName(dl), columns(nl))
     new_r = net(orr.unionByName(dr), columns(nr))
@@ -35,3 +44,10 @@ def epoch_join(ctx: EpochContext, node: P.Join, left: Lowered, right: Lowered) -
     out = diff(join_frames(ctx, node, new_l, new_r, node.kind),
                join_frames(ctx, node, ol, orr, node.kind), columns(width))
     return finish(ctx, node, out, ls, rs, False)
+
+
+def _smaller(dl: DataFrame, dr: DataFrame) -> str:
+    """The side whose epoch delta has fewer rows, where weighing the keys computed both
+    (``touched.cached_rows``); else the left."""
+    nl, nr = cached_rows(dl), cached_rows(dr)
+    return "right" if nl is not None and nr is not None and nr < nl else "left"

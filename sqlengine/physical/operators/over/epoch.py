@@ -20,7 +20,7 @@ from sqlengine.hidden import fcol as col
 from sqlengine.physical.shared.ranking import RANKING
 from sqlengine.plan import nodes as P
 from sqlengine.runtime.context import BatchContext, EpochContext
-from sqlengine.runtime.delta import key_frame, semi
+from sqlengine.runtime.delta import key_frame
 from sqlengine.runtime.exprs import sort_order
 
 NEW = "__new"
@@ -81,8 +81,8 @@ def epoch_over(ctx: EpochContext, node: P.Over, child: Lowered) -> Lowered:
     wm = ctx.input_watermark
     ready = ctx.persist(pending.where(at_most(ms, wm)))
     history = history_t.read(ctx.epoch)
-    touched = key_frame(ready, keys + [TASK])
-    rows = semi(history, touched, keys + [TASK]).withColumn(NEW, F.lit(False)).unionByName(
+    touched = ctx.touched(key_frame(ready, keys + [TASK]), history_t)
+    rows = touched.rows(history, keys + [TASK]).withColumn(NEW, F.lit(False)).unionByName(
         ready.withColumn(NEW, F.lit(True)))
     out = rows.select(*fcols(width), *over_columns(ctx, node), NEW).where(F.col(NEW)).drop(NEW)
     out = ctx.persist(out)

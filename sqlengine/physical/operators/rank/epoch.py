@@ -6,7 +6,8 @@
 * Otherwise (unbounded Top-N): the partitions an epoch touches are re-ranked and the
   difference to their previous result is emitted (``+I``/``-D``). Over an insert-only
   input a row that falls out of the top N can never return, so state keeps only the
-  top rows per partition; over an updating input it keeps the input multiset.
+  top rows per partition (a log of what entered and left them); over an updating input
+  it keeps the input multiset.
 Ties are broken by all columns, so a partition's ranking is deterministic.
 """
 from __future__ import annotations
@@ -26,9 +27,10 @@ from sqlengine.physical.shared.windows import fire_closed
 from sqlengine.plan import nodes as P
 from sqlengine.plan.lineage import fired_by, window_prop
 from sqlengine.runtime.context import EpochContext
-from sqlengine.runtime.delta import (anti, columns, diff, emit_inserts_deletes, epoch_delta, expand, key_frame,
-                                     net, semi)
+from sqlengine.runtime.delta import (columns, diff, emit_inserts_deletes, epoch_delta, expand, key_frame,
+                                     net)
 from sqlengine.runtime.exprs import sort_order
+from sqlengine.runtime.touched import Touched
 
 
 def is_window_rank(node: P.Rank) -> bool:
@@ -77,14 +79,14 @@ def epoch_rank(ctx: EpochContext, node: P.Rank, child: Lowered) -> Lowered:
     rows = child.df if child.updating else candidates(node, child.df)
     routed = ctx.exchange(rows, [col(k) for k in node.partition_keys])
     delta = ctx.persist(epoch_delta(routed, child.updating, cols))
-    touched = ctx.persist(key_frame(delta, keys))
     table = ctx.table("input", delta.schema, keys[:-1])
-    expiry = ctx.expiry("input", touched, keyed=bool(node.partition_keys))
+    touched = ctx.touched(key_frame(delta, keys), table)
+    expiry = ctx.expiry("input", touched.frame, keyed=bool(node.partition_keys))
     stored = table.read(ctx.epoch)
     previous = expiry.live(stored, keys)
     if not child.updating:
-        return _insert_only(ctx, node, delta, touched, table, previous, keys)
-    old_in = ctx.persist(net(semi(previous, touched, keys), cols))
+        return _insert_only(ctx, node, delta, touched, table, stored, previous, keys, expiry)
+    old_in = ctx.persist(net(touched.rows(previous, keys), cols))
     new_in = net(old_in.unionByName(delta), cols)
     out_cols = columns(len(node.schema))
     ones = F.lit(1).cast("long").alias(COUNT)
@@ -95,15 +97,17 @@ def epoch_rank(ctx: EpochContext, node: P.Rank, child: Lowered) -> Lowered:
     return Lowered(changes.select(*fcols(len(node.schema)), OP), False, True)
 
 
-def _insert_only(ctx: EpochContext, node: P.Rank, delta: DataFrame, touched: DataFrame, table, previous: DataFrame,
-                 keys: list[str]) -> Lowered:
+def _insert_only(ctx: EpochContext, node: P.Rank, delta: DataFrame, touched: Touched, table, stored: DataFrame,
+                 previous: DataFrame, keys: list[str], expiry) -> Lowered:
     """Top-N over an insert-only input: state holds only the rows ranked up to
-    ``rank_end`` per partition (nothing else can enter the top later). Every row counts
-    once here (deltas and state rows have ``__n`` = 1), so nothing is netted; the touched
-    partitions are ranked once, and that ranking gives both the output and the state."""
+    ``rank_end`` per partition (nothing else can enter the top later), as a log of
+    changes: an epoch appends what entered and left the touched partitions' top rows, not
+    the whole table again. The touched partitions are ranked once, and that ranking gives
+    both the output and the state."""
     width = len(node.input.schema)
+    cols = columns(width)
     ones = F.lit(1).cast("long").alias(COUNT)
-    old_in = ctx.persist(semi(previous, touched, keys).drop(COUNT))
+    old_in = ctx.persist(expand(net(touched.rows(previous, keys), cols)))
     head = replace(node, rank_start=1, output_rank=True)
     ranked = ctx.persist(rank_rows(head, old_in.unionByName(delta.drop(COUNT))))
     rank = F.col(f"f{width}")
@@ -112,8 +116,8 @@ def _insert_only(ctx: EpochContext, node: P.Rank, delta: DataFrame, touched: Dat
         *fcols(width), *([rank] if node.output_rank else []), TASK, ones)
     old_out = rank_rows(node, old_in).select(*out_cols, ones)
     changes = ctx.persist(emit_inserts_deletes(diff(new_out, old_out, out_cols)))
-    kept = ranked.select(*columns(width), ones)
-    table.write(ctx.epoch, anti(previous, touched, keys).unionByName(kept), snapshot=True)
+    kept = diff(ranked.select(*cols, ones), old_in.select(*cols, ones), cols)
+    append_log(table, ctx.epoch, expiry.retract(stored, kept, keys), cols)
     return Lowered(changes.select(*fcols(len(node.schema)), OP), False, True)
 
 
