@@ -65,6 +65,24 @@ _DEFAULTS = {
     # (Nexmark's q20 at 10M events died in three runs of three; at 0.3 it completed, and
     # q3, q7 and q20 at 1M events took the same time; benchmarks/README.md).
     "spark.memory.fraction": "0.3",
+    # An epoch's persisted frames (its input where two branches read it, join deltas,
+    # state read once and used twice) live for one epoch and are read once or twice:
+    # Spark's columnar cache compresses each column it builds (run-length, dictionary,
+    # ...; choosing the encoding scans every value: 4.4% of the driver JVM's CPU in
+    # Nexmark's q4 at 10M events), which a frame read once never earns back. Uncompressed,
+    # q9 at 10M events took 163.5 s against 180.7, q4 -5%, q20 -3% (benchmarks/README.md,
+    # "An epoch's caches uncompressed").
+    "spark.sql.inMemoryColumnarStorage.compressed": "false",
+    # Spark keeps the classes it compiled for 100 distinct generated sources (a stage's
+    # code, a projection's, a cached frame's column reader), least recently used first out.
+    # An epoch lowers the same operators again and generates the same sources, but a
+    # stateful job's epoch has more than 100 of them: each epoch evicted the classes the
+    # next one needed, so it compiled them all again (Janino on the driver's thread, then
+    # the JIT's C2 on each new class's hot loops). Nexmark's q4 at 10M events compiled 657
+    # classes in 11 epochs with 100 entries, 197 (none after its third epoch) with more:
+    # 91-95 s -> 75 s (benchmarks/README.md, "Generated classes kept across epochs").
+    # Bounded: a class is a few KB of metaspace.
+    "spark.sql.codegen.cache.maxEntries": "1000",
     # The driver's heap (Spark's default: 1g). In local mode the driver runs every task,
     # and 1 GB was the edge for Nexmark's wide joins at 10M events: q20 died with the
     # heap exhausted or UNABLE_TO_ACQUIRE_MEMORY in two runs of three, q9 in every run

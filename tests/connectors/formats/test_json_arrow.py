@@ -216,19 +216,30 @@ def test_the_reader_parses_timestamps_as_spark_converts_them(spark):
     import pyarrow as pa
 
     from connectors.formats.common import parse_timestamp
-    from connectors.formats.json_arrow import _timestamps
+    import pyarrow.compute as pc
+
+    from connectors.formats.json_arrow import _digit_timestamps, _timestamps
     rnd = random.Random(7)
 
     def text() -> str:
         fraction = "" if rnd.random() < 0.3 else "." + "".join(rnd.choices("0123456789", k=rnd.randint(1, 9)))
         return (f"{rnd.randint(1000, 9999):04d}-{rnd.randint(1, 12):02d}-{rnd.randint(1, 31):02d} "
                 f"{rnd.randint(0, 23):02d}:{rnd.randint(0, 59):02d}:{rnd.randint(0, 59):02d}{fraction}")
-    values = ["x", "y"] + SAFE_TIMES + [None] + [text() for _ in range(5000)] + [None]
-    got = _timestamps(pa.array(values, pa.string()).slice(2)).cast(pa.int64()).to_pylist()
-    df = spark.createDataFrame([(v,) for v in values[2:]], "t string")
-    want = [r[0] for r in df.select(F.unix_micros(parse_timestamp(F.col("t"), False, False))).collect()]
-    assert got == want
-    assert got[len(SAFE_TIMES)] is None and sum(g is None for g in got) == 2
+    def real(value: str) -> bool:  # what Arrow's own parser takes (the other values fall back)
+        return value is None or len(value) < 10 or (int(value[8:10]) <= 28 and len(value) <= 26)
+    for rule in ("any", "real dates"):
+        texts = [text() for _ in range(5000)]
+        values = ["x", "y"] + SAFE_TIMES + [None] + texts + [None]
+        if rule == "real dates":
+            values = [v for v in values if real(v)]
+        got = _timestamps(pa.array(values, pa.string()).slice(2)).cast(pa.int64()).to_pylist()
+        df = spark.createDataFrame([(v,) for v in values[2:]], "t string")
+        want = [r[0] for r in df.select(F.unix_micros(parse_timestamp(F.col("t"), False, False))).collect()]
+        assert got == want, rule
+        assert got[values[2:].index(None)] is None and sum(g is None for g in got) == 2
+        if rule == "real dates":  # Arrow's parser read them (no fallback), as the digits do
+            pc.cast(pa.array(values[2:], pa.string()), pa.timestamp("us"))
+            assert _digit_timestamps(pa.array(values[2:], pa.string())).equals(_timestamps(pa.array(values[2:])))
 
 
 def test_a_member_left_out_deep_in_a_row_is_left_out_of_the_struct_sent():
