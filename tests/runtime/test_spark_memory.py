@@ -67,15 +67,15 @@ def test_an_epochs_cache_is_not_compressed(spark):
     """runtime/spark.py: the columnar cache of an epoch's persisted frames is built without
     choosing an encoding per column: a million BIGINTs in runs of a thousand (run-length
     encoding's case) take several times the memory Spark's compressed cache gives them
-    (its block manager's size of the cached blocks); a user's setting wins."""
+    (the block manager's size of its cached blocks); a user's setting wins."""
     from pyspark import StorageLevel
 
     def cached_bytes() -> int:
         df = spark.range(1_000_000).selectExpr("id DIV 1000 AS v").persist(StorageLevel.MEMORY_ONLY)
         try:
             assert df.count() == 1_000_000
-            infos = spark.sparkContext._jsc.sc().getRDDStorageInfo()
-            return sum(infos[i].memSize() for i in range(len(infos)))
+            infos = spark.sparkContext._jsc.sc().getRDDStorageInfo()  # (with other tests' caches)
+            return sum(infos[i].memSize() for i in range(len(infos)) if "div 1000) AS v" in infos[i].name())
         finally:
             df.unpersist(blocking=True)
     assert spark.conf.get("spark.sql.inMemoryColumnarStorage.compressed") == "false"
