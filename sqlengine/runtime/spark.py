@@ -71,7 +71,7 @@ _DEFAULTS = {
     # ...; choosing the encoding scans every value: 4.4% of the driver JVM's CPU in
     # Nexmark's q4 at 10M events), which a frame read once never earns back. Uncompressed,
     # q9 at 10M events took 163.5 s against 180.7, q4 -5%, q20 -3% (benchmarks/README.md,
-    # "An epoch's caches uncompressed").
+    # "Generated classes kept across epochs; epoch caches uncompressed").
     "spark.sql.inMemoryColumnarStorage.compressed": "false",
     # Spark keeps the classes it compiled for 100 distinct generated sources (a stage's
     # code, a projection's, a cached frame's column reader), least recently used first out.

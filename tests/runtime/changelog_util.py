@@ -33,14 +33,18 @@ def run_both(spark, tmp_path: Path, ddl: str, query: str, lines_per_epoch: int =
              conf: dict[str, str] | None = None) -> tuple[list, Counter, Counter]:
     """(changelog, materialized streaming result, batch result) of ``query`` (``conf``:
     more session settings)."""
+    changes = run(spark, tmp_path, ddl, query, "streaming", lines_per_epoch, conf)
+    batch = run(spark, tmp_path, ddl, query, "batch", lines_per_epoch, conf)
+    return changes, materialize(changes), Counter(tuple(r) for r in batch)
+
+
+def run(spark, tmp_path: Path, ddl: str, query: str, mode: str, lines_per_epoch: int = 12,
+        conf: dict[str, str] | None = None) -> list:
+    """``query``'s rows (streaming: its changelog) in ``mode``, after ``ddl``."""
     from sqlengine.api.session import Session
-    out = {}
-    for mode in ("streaming", "batch"):
-        s = Session({"execution.runtime-mode": mode, "execution.checkpointing.dir": str(tmp_path / "ckpt"),
-                     "sqlengine.filesystem.max-lines-per-batch": str(lines_per_epoch), **(conf or {})}, spark=spark)
-        for stmt in ddl.split(";"):
-            if stmt.strip():
-                s.execute_sql(stmt)
-        out[mode] = s.execute_sql(query).collect()
-    changes = out["streaming"]
-    return changes, materialize(changes), Counter(tuple(r) for r in out["batch"])
+    s = Session({"execution.runtime-mode": mode, "execution.checkpointing.dir": str(tmp_path / "ckpt"),
+                 "sqlengine.filesystem.max-lines-per-batch": str(lines_per_epoch), **(conf or {})}, spark=spark)
+    for stmt in ddl.split(";"):
+        if stmt.strip():
+            s.execute_sql(stmt)
+    return s.execute_sql(query).collect()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 
-from tests.runtime.changelog_util import materialize, write_jsonl
+from tests.runtime.changelog_util import materialize, run, write_jsonl
 
 # A join under two levels of aggregation under a Top-N: a stateful job's epoch of many
 # stages, projections and cached frames (Nexmark's q4 has this shape).
@@ -33,24 +33,13 @@ def _tables(folder, seed: int) -> str:
       WITH ('connector' = 'filesystem', 'path' = '{folder}/customers.jsonl', 'format' = 'json')"""
 
 
-def _streamed(spark, folder, ddl: str):
-    """The query's materialized result, streaming in epochs of 40 lines."""
-    from sqlengine.api.session import Session
-    s = Session({"execution.runtime-mode": "streaming", "execution.checkpointing.dir": str(folder / "ckpt"),
-                 "sqlengine.filesystem.max-lines-per-batch": "40"}, spark=spark)
-    for stmt in ddl.split(";"):
-        if stmt.strip():
-            s.execute_sql(stmt)
-    return list(materialize(s.execute_sql(QUERY).collect()))
-
-
 def test_a_jobs_epochs_compile_their_classes_once(spark, tmp_path):
     compiled = []
     for seed in (1, 2):
         folder = tmp_path / f"run{seed}"
         ddl = _tables(folder / "in", seed)
         before = _compiled(spark)
-        rows = _streamed(spark, folder, ddl)
+        rows = list(materialize(run(spark, folder, ddl, QUERY, "streaming", lines_per_epoch=40)))
         compiled.append(_compiled(spark) - before)
         assert {r[0] for r in rows} == {"gold", "basic", None} and all(r[3] <= 2 for r in rows)
     # The first run's classes outnumber Spark's default cache (the test means something)...

@@ -214,10 +214,9 @@ def test_the_reader_parses_timestamps_as_spark_converts_them(spark):
     import random
 
     import pyarrow as pa
-
-    from connectors.formats.common import parse_timestamp
     import pyarrow.compute as pc
 
+    from connectors.formats.common import parse_timestamp
     from connectors.formats.json_arrow import _digit_timestamps, _timestamps
     rnd = random.Random(7)
 
