@@ -117,17 +117,24 @@ def _avg_infer(name: str, args: list[Arg], distinct: bool) -> DataType:
     return avg_type(args[0].type)
 
 
+def exact_avg(total: Column, count: Column, t: DataType, result: DataType) -> Column:
+    """AVG of an integral or DECIMAL argument of type ``t`` from its sum and its count of
+    values (NULL for none): an integral mean truncated toward zero, a DECIMAL one as one
+    decimal division (Flink's AvgAggFunction)."""
+    if t.is_integer:
+        return idiv(total.cast("long"), count).cast(result.to_spark())
+    exact = total.cast(DECIMAL(MAX_PRECISION, t.scale).to_spark()) / count.cast("decimal(20,0)")
+    return exact.cast(result.to_spark())
+
+
 @aggregate("AVG", infer=_avg_infer)
 def _avg(cols, args, result, distinct, filter, w):
     value = _masked(cols[0], filter)
     total = w(F.sum_distinct(value)) if distinct else w(F.sum(value))
     count = w(F.count_distinct(value)) if distinct else w(F.count(value))
     t = args[0].type
-    if t.is_integer:
-        return idiv(total.cast("long"), count).cast(result.to_spark())
-    if t.root == "DECIMAL":
-        exact = total.cast(DECIMAL(MAX_PRECISION, t.scale).to_spark()) / count.cast("decimal(20,0)")
-        return exact.cast(result.to_spark())
+    if t.is_integer or t.root == "DECIMAL":
+        return exact_avg(total, count, t, result)
     mean = (total / count) if distinct else w(F.avg(value))
     return mean.cast(result.to_spark())
 

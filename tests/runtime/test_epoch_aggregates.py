@@ -45,6 +45,60 @@ def test_min_max_distinct_filter_under_retraction(spark, tmp_path, bids):
     assert any(c[0] == "-D" for c in changes)
 
 
+MAXES = "(SELECT bidder, channel, MAX(price) AS m FROM bids GROUP BY bidder, channel)"
+
+
+def _aggregate_tables(ckpt) -> set:
+    return {p.name for p in ckpt.rglob("*") if p.is_dir() and p.parent.name.endswith("-Aggregate")}
+
+
+@pytest.mark.parametrize("keys", ["m / 10", "channel", ""])
+def test_count_sum_avg_over_an_updating_input_fold_signed_sums(spark, tmp_path, bids, keys):
+    """COUNT / SUM / AVG over an updating input (each bidder's maximum moves between
+    buckets as it grows): integral and DECIMAL arguments (a scale above 6 too), FILTER,
+    a SUM of only NULLs, COUNT of a column with NULLs; keys that empty out (``-D``), a
+    NULL key, a global aggregate. Each change folds into per-key sums (state ``acc``);
+    no input multiset is kept (no ``input`` table). Several epochs, the batch answer."""
+    ddl, _ = bids
+    group = f"GROUP BY {keys}" if keys else ""
+    head = f"{keys} AS k, " if keys else ""
+    q = f"""SELECT {head}COUNT(*) AS n, COUNT(channel) AS nc, SUM(m) AS total, AVG(m) AS mean,
+                   AVG(CAST(m AS DECIMAL(10, 2))) AS dmean, SUM(CAST(m AS DECIMAL(10, 8)) / 7) AS dsum,
+                   SUM(IF(m > 45, m, NULL)) AS top, COUNT(*) FILTER (WHERE channel IS NULL) AS nulls,
+                   AVG(CAST(bidder AS BIGINT)) FILTER (WHERE m > 30) AS high
+            FROM {MAXES} {group}"""
+    changes, streamed, batch = run_both(spark, tmp_path, ddl, q)
+    assert streamed == batch and batch
+    assert {c[0] for c in changes} >= ({"+I", "-U", "+U", "-D"} if keys == "m / 10" else {"+I", "-U", "+U"})
+    assert any(r[-3] is None for r in batch) if keys == "m / 10" else True, "a SUM of only NULLs"
+    tables = _aggregate_tables(tmp_path / "ckpt")
+    assert "acc" in tables and "input" not in tables, tables
+
+
+def test_distinct_over_an_updating_input_folds_row_counts(spark, tmp_path, bids):
+    """SELECT DISTINCT over an updating input: a value's count of rows is its only
+    accumulator; it is deleted when its last row leaves."""
+    ddl, rows = bids
+    changes, streamed, batch = run_both(spark, tmp_path, ddl, f"SELECT DISTINCT m / 10 FROM {MAXES}")
+    maxes: dict = {}
+    for r in rows:
+        maxes[(r["bidder"], r["channel"])] = max(maxes.get((r["bidder"], r["channel"]), 0), r["price"])
+    assert streamed == batch == Counter({(m // 10,): 1 for m in maxes.values()})
+    assert {c[0] for c in changes} == {"+I", "-D"}
+    assert "acc" in _aggregate_tables(tmp_path / "ckpt")
+
+
+def test_a_double_sum_over_an_updating_input_recomputes(spark, tmp_path, bids):
+    """A FLOAT/DOUBLE sum that adds and later removes a value may differ from the sum
+    without it (1 + 1e20 - 1e20 is 0): over an updating input it keeps the multiset and
+    recomputes. (Halves: sums exact in any order, as the batch's.)"""
+    ddl, _ = bids
+    q = f"SELECT channel, SUM(CAST(m AS DOUBLE) / 2) AS s, COUNT(*) AS n FROM {MAXES} GROUP BY channel"
+    _, streamed, batch = run_both(spark, tmp_path, ddl, q)
+    assert streamed == batch
+    assert "input" in _aggregate_tables(tmp_path / "ckpt")
+
+
 def test_count_distinct_over_an_insert_only_input_merges_per_epoch(spark, tmp_path, bids):
     """COUNT(DISTINCT ...) with and without FILTER, of one and two arguments, over a NULL
     key and NULL values, beside COUNT/SUM/MIN/MAX(DISTINCT): over an insert-only input the
@@ -164,46 +218,82 @@ def test_session_window_aggregate_over_a_filtered_tvf(spark, tmp_path, bids):
     assert streamed == batch and len(batch) > 4
 
 
+def _restored_from_recomputing(spark, tmp_path, monkeypatch, ddl, switch_off, sink, query, fields):
+    """Run ``query`` into a debezium-json file (``sink``: its columns) with the fast path
+    switched off (``switch_off(monkeypatch)``), fail after the second epoch's sink,
+    restore as the error says with the fast path on; returns the materialized output
+    (rows of ``fields``) and the outer aggregate's state directory."""
+    from collections import Counter as C
+
+    from sqlengine.api.session import Session
+    from sqlengine.errors import ExecutionError
+    from tests.e2e.conftest import read_rows
+    out = tmp_path / "out"
+    script = [ddl, f"""CREATE TABLE res ({sink})
+                       WITH ('connector' = 'filesystem', 'path' = '{out}', 'format' = 'debezium-json')""",
+              f"INSERT INTO res {query}"]
+
+    def run(**conf):
+        s = Session({"execution.checkpointing.dir": str(tmp_path / "ckpt"), "pipeline.job-id": "restored",
+                     "sqlengine.filesystem.max-lines-per-batch": "12", **conf}, spark=spark)
+        for st in script[:-1]:
+            s.execute_sql(st)
+        return s.execute_sql(script[-1]).job
+    (tmp_path / "faults").mkdir()
+    switch_off(monkeypatch)
+    monkeypatch.setenv("SQLENGINE_FAULT", "after-sink")
+    monkeypatch.setenv("SQLENGINE_FAULT_SKIP", "1")
+    monkeypatch.setenv("SQLENGINE_FAULT_ACTION", f"raise:{tmp_path / 'faults'}")
+    with pytest.raises(ExecutionError):
+        run().wait(300)
+    state = next((tmp_path / "ckpt" / "restored").rglob("state"))
+    aggregates = sorted(state.glob("*-Aggregate"), key=lambda d: d.name)
+    monkeypatch.undo()
+    run(**{"execution.state-recovery.path": str(tmp_path / "ckpt" / "restored")}).wait(300)
+    table: C = C()
+    for event in read_rows(out):
+        row = event["after"] if event["op"] == "c" else event["before"]
+        table[tuple(row[f] for f in fields)] += 1 if event["op"] == "c" else -1
+    return +table, aggregates
+
+
 def test_a_count_distinct_restored_from_a_recomputing_checkpoint_stays_exact(spark, tmp_path, monkeypatch, bids):
     """State that an earlier sqlengine wrote for COUNT(DISTINCT) (the recompute path: the
     input multiset, no ``distinct`` pairs) keeps that path after a restore; the merge path
     would start with no pairs and count every bidder again. The first run takes the old
     path (the merge switched off), fails after its second epoch's sink and is restored as
     its error says, with the merge on; the materialized changelog is the batch answer."""
-    from collections import Counter as C
-
-    from sqlengine.api.session import Session
-    from sqlengine.errors import ExecutionError
     from sqlengine.physical.operators.group_aggregate import epoch as ga
-    from tests.e2e.conftest import read_rows
     ddl, rows = bids
-    out = tmp_path / "out"
-    script = [ddl, f"""CREATE TABLE res (channel STRING, n BIGINT, bidders BIGINT)
-                       WITH ('connector' = 'filesystem', 'path' = '{out}', 'format' = 'debezium-json')""",
-              "INSERT INTO res SELECT channel, COUNT(*), COUNT(DISTINCT bidder) FROM bids GROUP BY channel"]
+    table, (agg,) = _restored_from_recomputing(
+        spark, tmp_path, monkeypatch, ddl, lambda mp: mp.setattr(ga, "DISTINCT_MERGE", {"MIN", "MAX"}),
+        "channel STRING, n BIGINT, bidders BIGINT",
+        "SELECT channel, COUNT(*), COUNT(DISTINCT bidder) FROM bids GROUP BY channel", ["channel", "n", "bidders"])
+    expected = Counter((ch, sum(r["channel"] == ch for r in rows), len({r["bidder"] for r in rows if r["channel"] == ch}))
+                       for ch in ("a", "b", None))
+    assert table == expected
+    assert {p.name for p in agg.iterdir()} == {"input", "output"}, "the restored job kept recomputing"
 
-    def run(**conf):
-        s = Session({"execution.checkpointing.dir": str(tmp_path / "ckpt"), "pipeline.job-id": "distinct",
-                     "sqlengine.filesystem.max-lines-per-batch": "12", **conf}, spark=spark)
-        for st in script[:-1]:
-            s.execute_sql(st)
-        return s.execute_sql(script[-1]).job
-    (tmp_path / "faults").mkdir()
-    monkeypatch.setattr(ga, "DISTINCT_MERGE", {"MIN", "MAX"})
-    monkeypatch.setenv("SQLENGINE_FAULT", "after-sink")
-    monkeypatch.setenv("SQLENGINE_FAULT_SKIP", "1")
-    monkeypatch.setenv("SQLENGINE_FAULT_ACTION", f"raise:{tmp_path / 'faults'}")
-    with pytest.raises(ExecutionError):
-        run().wait(300)
-    state = next((tmp_path / "ckpt" / "distinct").rglob("state"))
-    assert {p.name for p in state.glob("*-Aggregate/*")} == {"input", "output"}
-    monkeypatch.undo()
-    run(**{"execution.state-recovery.path": str(tmp_path / "ckpt" / "distinct")}).wait(300)
-    table: C = C()
-    for event in read_rows(out):
-        row = event["after"] if event["op"] == "c" else event["before"]
-        table[(row["channel"], row["n"], row["bidders"])] += 1 if event["op"] == "c" else -1
-    expected = C((ch, sum(r["channel"] == ch for r in rows), len({r["bidder"] for r in rows if r["channel"] == ch}))
-                 for ch in ("a", "b", None))
-    assert +table == expected
-    assert not list(state.glob("*-Aggregate/distinct")), "the restored job kept recomputing"
+
+def test_sums_over_an_updating_input_restored_from_a_recomputing_checkpoint_stay_exact(
+        spark, tmp_path, monkeypatch, bids):
+    """The same for COUNT / SUM / AVG over an updating input: restored from the input
+    multiset an earlier sqlengine kept, the job keeps recomputing (signed sums would start
+    from zero and lose the rows before the restore)."""
+    from sqlengine.physical.operators.group_aggregate import epoch as ga
+    ddl, rows = bids
+    table, aggs = _restored_from_recomputing(
+        spark, tmp_path, monkeypatch, ddl, lambda mp: mp.setattr(ga, "SIGNED", set()),
+        "channel STRING, n BIGINT, total INT, mean INT",
+        f"SELECT channel, COUNT(*), SUM(m), AVG(m) FROM {MAXES} GROUP BY channel", ["channel", "n", "total", "mean"])
+    maxes: dict = {}
+    for r in rows:
+        key = (r["bidder"], r["channel"])
+        maxes[key] = max(maxes.get(key, 0), r["price"])
+    expected = Counter()
+    for ch in ("a", "b", None):
+        ms = [m for (_, c), m in maxes.items() if c == ch]
+        expected[(ch, len(ms), sum(ms), sum(ms) // len(ms))] += 1
+    assert table == expected
+    outer = [{p.name for p in a.iterdir()} for a in aggs]
+    assert {"input", "output"} in outer and not any("acc" in t for t in outer), outer

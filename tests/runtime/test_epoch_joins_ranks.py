@@ -95,8 +95,8 @@ def test_state_is_stored_by_key_group(spark, tmp_path, tables):
     """Every row of a keyed operator's state carries its key group ``__kg`` =
     ``pmod(hash(key), max-parallelism)`` (8 here), computed from the operator's key as
     its exchange hashes it: a LEFT join (state ``left`` keyed by orders.cid, ``right`` by
-    customers.cid) feeding a GROUP BY tier over its updates (``input`` keyed by tier,
-    ``output`` by its key column), at parallelism 2. The join keeps only the columns read
+    customers.cid) feeding a GROUP BY tier over its updates (``acc``, its signed sums,
+    keyed by its key column), at parallelism 2. The join keeps only the columns read
     above it (rules/join_prune.py): orders (oid, cid), customers (cid, tier); the GROUP BY
     reads (oid, tier)."""
     from pyspark.sql import functions as F
@@ -104,7 +104,7 @@ def test_state_is_stored_by_key_group(spark, tmp_path, tables):
     _, streamed, batch = run_both(spark, tmp_path, tables, q, lines_per_epoch=20,
                                   conf={"pipeline.max-parallelism": "8", "parallelism.default": "2"})
     assert streamed == batch and len(batch) > 1
-    keys = {"left": ["f1"], "right": ["f0"], "input": ["f1"], "output": ["f0"]}
+    keys = {"left": ["f1"], "right": ["f0"], "acc": ["f0"]}
     seen = {}
     for version in tmp_path.glob("ckpt/select-*/state/*/*/e=*"):
         files = list(version.glob("*.parquet"))

@@ -15,15 +15,22 @@ Over an insert-only input whose aggregates are COUNT/SUM/MIN/MAX and COUNT(DISTI
 (``mergeable``), nothing is recomputed: the epoch's partial results merge into the
 emitted ones (``epoch_merge_aggregate``). State: ``output``, and for COUNT(DISTINCT)
 ``distinct`` (each key's values seen, a flag per FILTER; ``_distinct_partials``).
+
+Over an updating input whose aggregates are COUNT, and SUM/AVG of exact (integral,
+DECIMAL) values (``signed_foldable``; SELECT DISTINCT too: no aggregate), the epoch's
+changes fold signed into per-key sums, as Flink's retracting accumulators do
+(``epoch_signed_aggregate``). State: ``acc``.
 """
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Optional
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from sqlengine.config import state_ttl_ms
+from sqlengine.functions.aggregates import exact_avg
 from sqlengine.hidden import COUNT, OP, TASK, Lowered, fcol, fcols
 from sqlengine.physical.operators.group_aggregate.udaf import fold_udafs, folded
 from sqlengine.physical.shared.aggregates import MERGE, batch_aggregate
@@ -31,7 +38,7 @@ from sqlengine.physical.shared.logs import append_log
 from sqlengine.plan import nodes as P
 from sqlengine.runtime.context import EpochContext
 from sqlengine.runtime.delta import (anti, columns, epoch_delta, expand, key_frame, keys_equal, net,
-                                     semi, has_map)
+                                     semi, signed, has_map)
 
 
 def keyed_changes(old: DataFrame, new: DataFrame, nk: int, width: int) -> DataFrame:
@@ -176,50 +183,145 @@ def epoch_merge_aggregate(ctx: EpochContext, node: P.Aggregate, child: Lowered) 
     emitted results (no input kept in state). A key on both sides gets its old result
     merged with the epoch's; the keys whose result changed go out (``+I`` or ``-U``/``+U``),
     and the joined rows are the next snapshot of the results: one join per epoch."""
-    nk, width = len(node.keys), len(node.schema)
-    key_cols, cols = fcols(nk), fcols(width)
+    nk = len(node.keys)
     distinct = bool(_counted_distinct(node))
     rows = ctx.persist(child.df) if distinct else child.df  # read twice: plain aggregates, distinct pairs
     part = _plain_partials(ctx, node, rows)
     expiry = None
     if state_ttl_ms(ctx.conf) > 0:
         part = ctx.persist(part)
-        expiry = ctx.expiry("input", ctx.persist(key_frame(part, key_cols + [TASK])))
+        expiry = ctx.expiry("input", ctx.persist(key_frame(part, fcols(nk) + [TASK])))
     if distinct:
         part = _with_distinct(ctx, node, part, rows, expiry)
-    outputs = ctx.table("output", part.schema, key_cols)
-    previous = outputs.read(ctx.epoch)
+    merges = [PAIR[a.name] for a in node.aggs]
+    return _fold(ctx, nk, part, "output", merges, lambda accs: accs, expiry)
+
+
+def _fold(ctx: EpochContext, nk: int, part: DataFrame, name: str, merges: list, finish, expiry,
+          rows: Optional[str] = None) -> Lowered:
+    """Per key an epoch's partial accumulators (``part``: the keys ``f0..``, the
+    accumulators, ``__task``) merged into the stored ones (state ``name``, a snapshot) by
+    ``merges`` (one per accumulator: stored, partial -> merged), in one full outer join.
+    ``finish`` maps accumulator columns to the result columns; ``rows``, if given, is the
+    accumulator counting a key's input rows: a key whose count falls to zero is deleted
+    (``-D``, out of the state). A key whose result changed goes out as ``+I`` or
+    ``-U``/``+U``; an unchanged one emits nothing (Flink's GroupAggFunction)."""
+    key_cols = fcols(nk)
+    accs = [c for c in part.columns if c not in key_cols and c != TASK]
+    table = ctx.table(name, part.schema, key_cols)
+    previous = table.read(ctx.epoch)
     if expiry is not None:
         previous = expiry.live(previous, key_cols + [TASK])
-    new = part.select(*cols, TASK, F.lit(True).alias("__p"))
-    old = previous.select(*[F.col(c).alias(f"o_{c}") for c in cols + [TASK]], F.lit(True).alias("__o"))
+    new = part.select(*key_cols, *accs, TASK, F.lit(True).alias("__p"))
+    old = previous.select(*[F.col(c).alias(f"o_{c}") for c in key_cols + accs + [TASK]], F.lit(True).alias("__o"))
     keys = key_cols + [TASK]
     cond = keys_equal(new, old, keys, [f"o_{c}" for c in keys]) if any(
         f.nullable for f in part.schema.fields[:nk]) else _equal([(new[c], old[f"o_{c}"]) for c in keys])
     here, was = F.col("__p").isNotNull(), F.col("__o").isNotNull()
 
-    def value(i: int, c: str) -> Column:
-        if i < nk:  # a key: from the side that has the row
-            return F.when(here, F.col(c)).otherwise(F.col(f"o_{c}")).alias(c)
-        both = PAIR[node.aggs[i - nk].name](F.col(f"o_{c}"), F.col(c))
-        merged = F.when(here & was, both).when(here, F.col(c)).otherwise(F.col(f"o_{c}"))
+    def value(c: str, merge) -> Column:
+        merged = F.when(here & was, merge(F.col(f"o_{c}"), F.col(c))).when(here, F.col(c)).otherwise(F.col(f"o_{c}"))
         return merged.cast(part.schema[c].dataType).alias(c)
-    merged = [value(i, c) for i, c in enumerate(cols)]
+    key_values = [F.when(here, F.col(c)).otherwise(F.col(f"o_{c}")).alias(c) for c in key_cols]
     joined = ctx.persist(new.join(old, cond, "full_outer").select(
-        *merged, *[F.col(f"o_{c}") for c in cols[nk:]], F.col("__p"), F.col("__o")))
+        *key_values, *[value(c, m) for c, m in zip(accs, merges)], *[F.col(f"o_{c}") for c in accs],
+        F.col("__p"), F.col("__o")))
+    now = [F.col(c) for c in key_cols] + finish([F.col(c) for c in accs])
+    before = [F.col(c) for c in key_cols] + finish([F.col(f"o_{c}") for c in accs])
+    cols = fcols(len(now))
     changed = F.lit(False)
-    for c in cols[nk:]:
-        changed = changed | ~F.col(c).eqNullSafe(F.col(f"o_{c}"))
+    for a, b in zip(now[nk:], before[nk:]):
+        changed = changed | ~a.eqNullSafe(b)
+    alive = F.lit(True) if rows is None else F.col(rows) > 0
 
-    def row(values: list[str], op: str):
-        return F.struct(*[F.col(v).alias(c) for v, c in zip(values, cols)], F.lit(op).alias(OP))
-    olds = key_cols + [f"o_{c}" for c in cols[nk:]]
-    rows = F.when(~was, F.array(row(cols, "+I"))).otherwise(
-        F.array(row(olds, "-U"), row(cols, "+U")))
-    changes = joined.where(here & (~was | changed)) \
-        .select(F.explode(rows).alias("r")).select("r.*")
-    outputs.write(ctx.epoch, joined.select(*cols), snapshot=True)
+    def row(values: list[Column], op: str):
+        return F.struct(*[v.alias(c) for v, c in zip(values, cols)], F.lit(op).alias(OP))
+    out = (F.when(~was, F.array(row(now, "+I"))).when(~alive, F.array(row(before, "-D")))
+           .otherwise(F.array(row(before, "-U"), row(now, "+U"))))
+    emits = here & F.when(~was, alive).otherwise(~alive | changed)
+    changes = joined.where(emits).select(F.explode(out).alias("r")).select("r.*")
+    table.write(ctx.epoch, joined.where(alive).select(*key_cols, *accs), snapshot=True)
     return Lowered(changes, False, True)
+
+
+# The aggregates an updating input's signed partials fold (``signed_foldable``): over a
+# retraction a count and a sum go down, a mean is their quotient.
+SIGNED = {"COUNT", "SUM", "AVG"}
+
+
+def _exact(t) -> bool:
+    """Arguments whose sums are exact under retraction (a FLOAT/DOUBLE sum that adds and
+    removes a value can differ from the sum without it: those keep recomputing)."""
+    return t.is_integer or t.root == "DECIMAL"
+
+
+def signed_foldable(node: P.Aggregate, child: Lowered) -> bool:
+    """Over an updating input, COUNT, and SUM / AVG of an integral or DECIMAL argument
+    (each with or without FILTER, not DISTINCT) fold the epoch's changes signed: a
+    count, a sum and a count of values per aggregate and a count of rows per key are
+    the accumulators (Flink's retracting accumulators for these functions)."""
+    return child.updating and not node.grouping_sets and all(
+        a.name in SIGNED and a.function is None and not a.distinct
+        and (a.name == "COUNT" or _exact(a.args[0].type)) for a in node.aggs)
+
+
+ROWS = "__rows"  # a key's count of input rows, among the signed accumulators
+
+
+def epoch_signed_aggregate(ctx: EpochContext, node: P.Aggregate, child: Lowered) -> Lowered:
+    """COUNT / SUM / AVG over an updating input without its multiset: each change counts
+    +1 (``+I``, ``+U``) or -1 (``-U``, ``-D``); per key the epoch's signed sums of the
+    rows, of each aggregate's values (``s<j>``, masked by its FILTER, a retraction
+    negated) and of each aggregate's counted values (``n<j>``) are Spark's partial
+    aggregation before the exchange, and fold into the stored sums (``_fold``, state
+    ``acc``). Results: COUNT = n, SUM = s while n > 0, AVG = s / n (``exact_avg``); a key
+    whose rows all left is deleted. Cost per epoch: the epoch's changes and the stored
+    sums, one row per key (the recompute path reads every input row of the touched keys)."""
+    nk = len(node.keys)
+    width = len(node.input.schema)
+    changes = signed(child.df, True, fcols(width))
+    plus = F.col(COUNT) > 0
+    partials = [F.sum(COUNT).alias(ROWS)]
+    for j, a in enumerate(node.aggs):
+        values = [ctx.expr(x) for x in a.args]
+        counted = F.lit(True) if a.filter is None else F.coalesce(ctx.expr(a.filter), F.lit(False))
+        for v in values:
+            counted = counted & v.isNotNull()
+        partials.append(F.coalesce(F.sum(F.when(counted, F.col(COUNT))), F.lit(0)).cast("long").alias(f"n{j}"))
+        if a.name != "COUNT":
+            t = _sum_type(a.args[0].type)
+            x = values[0].cast(t)
+            partials.append(F.coalesce(F.sum(F.when(counted, F.when(plus, x).otherwise(-x))),
+                                       F.lit(0).cast(t)).cast(t).alias(f"s{j}"))
+    part = changes.groupBy(*[fcol(k).alias(f"f{i}") for i, k in enumerate(node.keys)]).agg(*partials)
+    part = ctx.exchange(part, [fcol(i) for i in range(nk)])
+    expiry = None
+    if state_ttl_ms(ctx.conf) > 0 and nk:
+        part = ctx.persist(part)
+        expiry = ctx.expiry("input", ctx.persist(key_frame(part, fcols(nk) + [TASK])))
+    accs = [c for c in part.columns if c not in fcols(nk) and c != TASK]
+    merges = [lambda o, p: o + p] * len(accs)
+
+    def finish(cols: list[Column]) -> list[Column]:
+        at = dict(zip(accs, cols))
+        out = []
+        for j, a in enumerate(node.aggs):
+            n = at[f"n{j}"]
+            if a.name == "COUNT":
+                out.append(n.cast(a.type.to_spark()))
+            elif a.name == "SUM":
+                out.append(F.when(n > 0, at[f"s{j}"]).cast(a.type.to_spark()))
+            else:
+                out.append(F.when(n > 0, exact_avg(at[f"s{j}"], n, a.args[0].type, a.type)))
+        return out
+    return _fold(ctx, nk, part, "acc", merges, finish, expiry, rows=ROWS)
+
+
+def _sum_type(t) -> str:
+    """A signed sum's accumulator: BIGINT for integral values (wrapping as Flink's sums
+    do), DECIMAL(37, s) for DECIMAL ones: two of them add to a DECIMAL(38, s) (at 38
+    digits Spark would narrow the scale of the sum)."""
+    return "long" if t.is_integer else f"decimal(37,{t.scale})"
 
 
 def _equal(pairs) -> Column:
@@ -235,6 +337,10 @@ def epoch_group_aggregate(ctx: EpochContext, node: P.Aggregate, child: Lowered) 
     # merge path's pairs would start empty and count every value again.
     if mergeable(node, child) and not (_counted_distinct(node) and ctx.stored("input")):
         return epoch_merge_aggregate(ctx, node, child)
+    # A job restored from state that recomputed this aggregate (its ``input`` multiset)
+    # keeps recomputing: the signed sums would start from nothing.
+    if signed_foldable(node, child) and not ctx.stored("input"):
+        return epoch_signed_aggregate(ctx, node, child)
     width = len(node.input.schema)
     cols = columns(width)
     keys = [f"f{k}" for k in node.keys] + [TASK]
