@@ -66,13 +66,15 @@ _DEFAULTS = {
     # q3, q7 and q20 at 1M events took the same time; benchmarks/README.md).
     "spark.memory.fraction": "0.3",
     # An epoch's persisted frames (its input where two branches read it, join deltas,
-    # state read once and used twice) live for one epoch and are read once or twice:
-    # Spark's columnar cache compresses each column it builds (run-length, dictionary,
-    # ...; choosing the encoding scans every value: 4.4% of the driver JVM's CPU in
-    # Nexmark's q4 at 10M events), which a frame read once never earns back. Uncompressed,
-    # q9 at 10M events took 163.5 s against 180.7, q4 -5%, q20 -3% (benchmarks/README.md,
-    # "Generated classes kept across epochs; epoch caches uncompressed").
-    "spark.sql.inMemoryColumnarStorage.compressed": "false",
+    # state read once and used twice) are cached compressed, Spark's default, stated here
+    # because it was tried the other way: uncompressed, choosing each column's encoding
+    # is saved (4.4% of the driver JVM's CPU in Nexmark's q4 at 10M events, 2% of its
+    # time once generated classes were cached), but the caches hold several times the
+    # memory, and Nexmark's q16 at 10M events then failed in 3 runs of 4 with
+    # AGGREGATE_OUT_OF_MEMORY (a partial aggregation of its distinct pairs in the task
+    # that also fills the epoch's input cache); compressed, 2 of 2 completed
+    # (benchmarks/README.md, "Epoch caches compressed again").
+    "spark.sql.inMemoryColumnarStorage.compressed": "true",
     # Spark keeps the classes it compiled for 100 distinct generated sources (a stage's
     # code, a projection's, a cached frame's column reader), least recently used first out.
     # An epoch lowers the same operators again and generates the same sources, but a
