@@ -202,7 +202,7 @@ def _fold(ctx: EpochContext, nk: int, part: DataFrame, name: str, merges: list, 
     """Per key an epoch's partial accumulators (``part``: the keys ``f0..``, the
     accumulators, ``__task``) merged into the stored ones (state ``name``, a snapshot) by
     ``merges`` (one per accumulator: stored, partial -> merged), in one full outer join.
-    ``finish`` maps accumulator columns to the result columns; ``rows``, if given, is the
+    ``finish`` maps accumulator columns to the aggregates' results; ``rows``, if given, is the
     accumulator counting a key's input rows: a key whose count falls to zero is deleted
     (``-D``, out of the state). A key whose result changed goes out as ``+I`` or
     ``-U``/``+U``; an unchanged one emits nothing (Flink's GroupAggFunction)."""
@@ -251,16 +251,20 @@ SIGNED = {"COUNT", "SUM", "AVG"}
 
 def _exact(t) -> bool:
     """Arguments whose sums are exact under retraction (a FLOAT/DOUBLE sum that adds and
-    removes a value can differ from the sum without it: those keep recomputing)."""
-    return t.is_integer or t.root == "DECIMAL"
+    removes a value can differ from the sum without it: those keep recomputing), and
+    fit the accumulator (``_sum_type``: a DECIMAL of 38 digits keeps recomputing)."""
+    return t.is_integer or (t.root == "DECIMAL" and (t.precision or 38) < 38)
 
 
-def signed_foldable(node: P.Aggregate, child: Lowered) -> bool:
+def signed_foldable(node: P.Aggregate, child: Lowered, conf: dict) -> bool:
     """Over an updating input, COUNT, and SUM / AVG of an integral or DECIMAL argument
     (each with or without FILTER, not DISTINCT) fold the epoch's changes signed: a
     count, a sum and a count of values per aggregate and a count of rows per key are
-    the accumulators (Flink's retracting accumulators for these functions)."""
-    return child.updating and not node.grouping_sets and all(
+    the accumulators (Flink's retracting accumulators for these functions). Not with a
+    state TTL: Flink drops a retraction for a key it holds no state for (expired), and
+    a signed sum cannot tell it from one that cancels a row it holds (the recompute
+    path nets it against the multiset)."""
+    return child.updating and not node.grouping_sets and state_ttl_ms(conf) <= 0 and all(
         a.name in SIGNED and a.function is None and not a.distinct
         and (a.name == "COUNT" or _exact(a.args[0].type)) for a in node.aggs)
 
@@ -273,7 +277,7 @@ def epoch_signed_aggregate(ctx: EpochContext, node: P.Aggregate, child: Lowered)
     +1 (``+I``, ``+U``) or -1 (``-U``, ``-D``); per key the epoch's signed sums of the
     rows, of each aggregate's values (``s<j>``, masked by its FILTER, a retraction
     negated) and of each aggregate's counted values (``n<j>``) are Spark's partial
-    aggregation before the exchange, and fold into the stored sums (``_fold``, state
+    and final aggregation, then the node's exchange (one row per key), and fold into the stored sums (``_fold``, state
     ``acc``). Results: COUNT = n, SUM = s while n > 0, AVG = s / n (``exact_avg``); a key
     whose rows all left is deleted. Cost per epoch: the epoch's changes and the stored
     sums, one row per key (the recompute path reads every input row of the touched keys)."""
@@ -281,7 +285,8 @@ def epoch_signed_aggregate(ctx: EpochContext, node: P.Aggregate, child: Lowered)
     width = len(node.input.schema)
     changes = signed(child.df, True, fcols(width))
     plus = F.col(COUNT) > 0
-    partials = [F.sum(COUNT).alias(ROWS)]
+    # (coalesced: a global aggregate's one group has a row even in an epoch whose input has none)
+    partials = [F.coalesce(F.sum(COUNT), F.lit(0)).cast("long").alias(ROWS)]
     for j, a in enumerate(node.aggs):
         values = [ctx.expr(x) for x in a.args]
         counted = F.lit(True) if a.filter is None else F.coalesce(ctx.expr(a.filter), F.lit(False))
@@ -295,10 +300,6 @@ def epoch_signed_aggregate(ctx: EpochContext, node: P.Aggregate, child: Lowered)
                                        F.lit(0).cast(t)).cast(t).alias(f"s{j}"))
     part = changes.groupBy(*[fcol(k).alias(f"f{i}") for i, k in enumerate(node.keys)]).agg(*partials)
     part = ctx.exchange(part, [fcol(i) for i in range(nk)])
-    expiry = None
-    if state_ttl_ms(ctx.conf) > 0 and nk:
-        part = ctx.persist(part)
-        expiry = ctx.expiry("input", ctx.persist(key_frame(part, fcols(nk) + [TASK])))
     accs = [c for c in part.columns if c not in fcols(nk) and c != TASK]
     merges = [lambda o, p: o + p] * len(accs)
 
@@ -314,7 +315,7 @@ def epoch_signed_aggregate(ctx: EpochContext, node: P.Aggregate, child: Lowered)
             else:
                 out.append(F.when(n > 0, exact_avg(at[f"s{j}"], n, a.args[0].type, a.type)))
         return out
-    return _fold(ctx, nk, part, "acc", merges, finish, expiry, rows=ROWS)
+    return _fold(ctx, nk, part, "acc", merges, finish, None, rows=ROWS)
 
 
 def _sum_type(t) -> str:
@@ -339,7 +340,7 @@ def epoch_group_aggregate(ctx: EpochContext, node: P.Aggregate, child: Lowered) 
         return epoch_merge_aggregate(ctx, node, child)
     # A job restored from state that recomputed this aggregate (its ``input`` multiset)
     # keeps recomputing: the signed sums would start from nothing.
-    if signed_foldable(node, child) and not ctx.stored("input"):
+    if signed_foldable(node, child, ctx.conf) and not ctx.stored("input"):
         return epoch_signed_aggregate(ctx, node, child)
     width = len(node.input.schema)
     cols = columns(width)
