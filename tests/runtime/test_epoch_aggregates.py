@@ -48,6 +48,14 @@ def test_min_max_distinct_filter_under_retraction(spark, tmp_path, bids):
 MAXES = "(SELECT bidder, channel, MAX(price) AS m FROM bids GROUP BY bidder, channel)"
 
 
+def _maxes(rows, key) -> dict:
+    """MAX(price) per ``key(row)``: the inner aggregate of ``MAXES``'s shapes."""
+    out: dict = {}
+    for r in rows:
+        out[key(r)] = max(out.get(key(r), 0), r["price"])
+    return out
+
+
 def _aggregate_tables(ckpt) -> set:
     return {p.name for p in ckpt.rglob("*") if p.is_dir() and p.parent.name.endswith("-Aggregate")}
 
@@ -80,9 +88,7 @@ def test_distinct_over_an_updating_input_folds_row_counts(spark, tmp_path, bids)
     accumulator; it is deleted when its last row leaves."""
     ddl, rows = bids
     changes, streamed, batch = run_both(spark, tmp_path, ddl, f"SELECT DISTINCT m / 10 FROM {MAXES}")
-    maxes: dict = {}
-    for r in rows:
-        maxes[(r["bidder"], r["channel"])] = max(maxes.get((r["bidder"], r["channel"]), 0), r["price"])
+    maxes = _maxes(rows, lambda r: (r["bidder"], r["channel"]))
     assert streamed == batch == Counter({(m // 10,): 1 for m in maxes.values()})
     assert {c[0] for c in changes} == {"+I", "-D"}
     assert "acc" in _aggregate_tables(tmp_path / "ckpt")
@@ -114,10 +120,7 @@ def test_a_global_sum_over_epochs_whose_input_changes_nothing(spark, tmp_path, b
     q = """SELECT COUNT(*) AS n, SUM(m) AS total FROM
            (SELECT bidder, MAX(price) AS m FROM bids WHERE price > 40 GROUP BY bidder)"""
     changes, streamed, batch = run_both(spark, tmp_path, ddl, q, lines_per_epoch=4)  # changes in epochs 4, 7..10, 12
-    maxes: dict = {}
-    for r in rows:
-        if r["price"] > 40:
-            maxes[r["bidder"]] = max(maxes.get(r["bidder"], 0), r["price"])
+    maxes = _maxes([r for r in rows if r["price"] > 40], lambda r: r["bidder"])
     assert streamed == batch == Counter({(len(maxes), sum(maxes.values())): 1})
     assert sum(c[0] == "+U" for c in changes) >= 2
     assert "acc" in _aggregate_tables(tmp_path / "ckpt")
@@ -310,10 +313,7 @@ def test_sums_over_an_updating_input_restored_from_a_recomputing_checkpoint_stay
         spark, tmp_path, monkeypatch, ddl, lambda mp: mp.setattr(ga, "SIGNED", set()),
         "channel STRING, n BIGINT, total INT, mean INT",
         f"SELECT channel, COUNT(*), SUM(m), AVG(m) FROM {MAXES} GROUP BY channel", ["channel", "n", "total", "mean"])
-    maxes: dict = {}
-    for r in rows:
-        key = (r["bidder"], r["channel"])
-        maxes[key] = max(maxes.get(key, 0), r["price"])
+    maxes = _maxes(rows, lambda r: (r["bidder"], r["channel"]))
     expected = Counter()
     for ch in ("a", "b", None):
         ms = [m for (_, c), m in maxes.items() if c == ch]

@@ -276,9 +276,9 @@ def epoch_signed_aggregate(ctx: EpochContext, node: P.Aggregate, child: Lowered)
     """COUNT / SUM / AVG over an updating input without its multiset: each change counts
     +1 (``+I``, ``+U``) or -1 (``-U``, ``-D``); per key the epoch's signed sums of the
     rows, of each aggregate's values (``s<j>``, masked by its FILTER, a retraction
-    negated) and of each aggregate's counted values (``n<j>``) are Spark's partial
-    and final aggregation, then the node's exchange (one row per key), and fold into the stored sums (``_fold``, state
-    ``acc``). Results: COUNT = n, SUM = s while n > 0, AVG = s / n (``exact_avg``); a key
+    negated) and of each aggregate's counted values (``n<j>``) are Spark's partial and
+    final aggregation, then the node's exchange (one row per key), and fold into the
+    stored sums (``_fold``, state ``acc``). Results: COUNT = n, SUM = s while n > 0, AVG = s / n (``exact_avg``); a key
     whose rows all left is deleted. Cost per epoch: the epoch's changes and the stored
     sums, one row per key (the recompute path reads every input row of the touched keys)."""
     nk = len(node.keys)
