@@ -60,21 +60,19 @@ _DEFAULTS = {
     "spark.python.worker.reuse": "true",
     # Spark's unified memory (cached blocks and execution) is this share of the heap above
     # 300 MB; the rest holds everything else a task and the driver keep. At Spark's 0.6 a
-    # local driver's default 1 GB heap ran out with an epoch's cache at the limit: a
-    # block that did not fit went to disk and was unrolled into memory again on every read
-    # (Nexmark's q20 at 10M events died in three runs of three; at 0.3 it completed, and
-    # q3, q7 and q20 at 1M events took the same time; benchmarks/README.md).
-    "spark.memory.fraction": "0.3",
+    # local driver's 1 GB heap ran out with an epoch's cache at the limit: a block that
+    # did not fit went to disk and was unrolled into memory again on every read (Nexmark's
+    # q20 at 10M events died in three runs of three; at 0.3 it completed). With the 2 GB
+    # heap below, 0.5 (benchmarks/README.md, "Uncompressed caches, half the heap").
+    "spark.memory.fraction": "0.5",
     # An epoch's persisted frames (its input where two branches read it, join deltas,
-    # state read once and used twice) are cached compressed, Spark's default, stated here
-    # because it was tried the other way: uncompressed, choosing each column's encoding
-    # is saved (4.4% of the driver JVM's CPU in Nexmark's q4 at 10M events, 2% of its
-    # time once generated classes were cached), but the caches hold several times the
-    # memory, and Nexmark's q16 at 10M events then failed in 3 runs of 4 with
-    # AGGREGATE_OUT_OF_MEMORY (a partial aggregation of its distinct pairs in the task
-    # that also fills the epoch's input cache); compressed, 2 of 2 completed
-    # (benchmarks/README.md, "Epoch caches compressed again").
-    "spark.sql.inMemoryColumnarStorage.compressed": "true",
+    # state read once and used twice) are cached uncompressed: choosing each column's
+    # encoding costs more than the memory saves (Nexmark's q9 at 10M events 132 s against
+    # 153 s compressed). The caches take several times the memory: at a unified share of
+    # 0.3, Nexmark's q16 at 10M events failed in 3 runs of 4 with AGGREGATE_OUT_OF_MEMORY
+    # (a partial aggregation in the task that also fills the epoch's input cache); at 0.5,
+    # 5 of 5 completed.
+    "spark.sql.inMemoryColumnarStorage.compressed": "false",
     # Spark keeps the classes it compiled for 100 distinct generated sources (a stage's
     # code, a projection's, a cached frame's column reader), least recently used first out.
     # An epoch lowers the same operators again and generates the same sources, but a
