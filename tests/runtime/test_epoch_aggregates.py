@@ -149,6 +149,43 @@ def test_count_distinct_over_an_insert_only_input_merges_per_epoch(spark, tmp_pa
     assert "distinct" in tables and "input" not in tables, tables
 
 
+def test_count_distinct_values_seen_are_a_log_of_gains(spark, tmp_path, bids):
+    """The values a COUNT(DISTINCT) has seen per key (state ``distinct``) are a log: an
+    epoch writes only the (key, value) pairs new to the key or newly meeting a FILTER (a
+    delta version), and every 8th epoch compacts the versions into a snapshot, the pairs'
+    flags OR-ed. 15 epochs, a value that meets a FILTER only in a later epoch; the
+    stored versions hold exactly the pairs of the input with their flags."""
+    import pyarrow.dataset as ds
+    ddl, rows = bids
+    q = """SELECT channel, COUNT(DISTINCT bidder) AS bidders,
+                  COUNT(DISTINCT bidder) FILTER (WHERE price < 20) AS cheap, COUNT(DISTINCT price) AS prices
+           FROM bids GROUP BY channel"""
+    changes, streamed, batch = run_both(spark, tmp_path, ddl, q, lines_per_epoch=4)
+    assert streamed == batch and len(batch) == 3
+    first = {}
+    for i, r in enumerate(rows):
+        first.setdefault((r["channel"], r["bidder"]), i)
+    assert any(r["price"] < 20 and i // 4 > first[(r["channel"], r["bidder"])] // 4 and not any(
+        s["price"] < 20 for s in rows[:i] if (s["channel"], s["bidder"]) == (r["channel"], r["bidder"]))
+        for i, r in enumerate(rows)), "a pair that gains its FILTER's flag in a later epoch"
+    table = next(p for p in (tmp_path / "ckpt").rglob("distinct") if p.parent.name.endswith("-Aggregate"))
+    versions = sorted((int(p.name[2:]), (p / "_BASE").exists()) for p in table.iterdir() if p.name.startswith("e="))
+    assert any(base for _, base in versions) and not versions[-1][1], versions  # compacted, then deltas
+    stored = ds.dataset(str(table), format="parquet", partitioning="hive").to_table().to_pylist()
+    seen: dict = {}
+    for r in stored:
+        pair = (r["f0"], r["__g"], r["__v0_0"], r["__v1_0"])
+        seen[pair] = tuple(a or b for a, b in zip(seen.get(pair, (False,) * 3), (r["__f0"], r["__f1"], r["__f2"])))
+    expected: dict = {}
+    for r in rows:
+        for pair, flags in (((r["channel"], 0, r["bidder"], None), (True, r["price"] < 20, False)),
+                            ((r["channel"], 1, None, r["price"]), (False, False, True))):
+            expected[pair] = tuple(a or b for a, b in zip(expected.get(pair, (False,) * 3), flags))
+    assert seen == expected
+    latest = [r for r in stored if r["e"] == versions[-1][0]]
+    assert 0 < len(latest) < len(expected) / 2, "a delta holds only the epoch's gains"
+
+
 def test_global_aggregate_and_distinct(spark, tmp_path, bids):
     ddl, rows = bids
     _, streamed, batch = run_both(spark, tmp_path, ddl, "SELECT COUNT(*), SUM(price), MAX(channel) FROM bids")
@@ -245,11 +282,13 @@ def test_session_window_aggregate_over_a_filtered_tvf(spark, tmp_path, bids):
     assert streamed == batch and len(batch) > 4
 
 
-def _restored_from_recomputing(spark, tmp_path, monkeypatch, ddl, switch_off, sink, query, fields):
+def _restored_from_recomputing(spark, tmp_path, monkeypatch, ddl, switch_off, sink, query, fields,
+                               restored_with: dict | None = None, sinks: int = 2):
     """Run ``query`` into a debezium-json file (``sink``: its columns) with the fast path
-    switched off (``switch_off(monkeypatch)``), fail after the second epoch's sink,
-    restore as the error says with the fast path on; returns the materialized output
-    (rows of ``fields``) and the outer aggregate's state directory."""
+    switched off (``switch_off(monkeypatch)``), fail after the ``sinks``-th epoch's sink,
+    restore as the error says with the fast path on (and the settings ``restored_with``);
+    returns the materialized output (rows of ``fields``) and the outer aggregate's state
+    directory."""
     from collections import Counter as C
 
     from sqlengine.api.session import Session
@@ -269,14 +308,14 @@ def _restored_from_recomputing(spark, tmp_path, monkeypatch, ddl, switch_off, si
     (tmp_path / "faults").mkdir()
     switch_off(monkeypatch)
     monkeypatch.setenv("SQLENGINE_FAULT", "after-sink")
-    monkeypatch.setenv("SQLENGINE_FAULT_SKIP", "1")
+    monkeypatch.setenv("SQLENGINE_FAULT_SKIP", str(sinks - 1))
     monkeypatch.setenv("SQLENGINE_FAULT_ACTION", f"raise:{tmp_path / 'faults'}")
     with pytest.raises(ExecutionError):
         run().wait(300)
     state = next((tmp_path / "ckpt" / "restored").rglob("state"))
     aggregates = sorted(state.glob("*-Aggregate"), key=lambda d: d.name)
     monkeypatch.undo()
-    run(**{"execution.state-recovery.path": str(tmp_path / "ckpt" / "restored")}).wait(300)
+    run(**{"execution.state-recovery.path": str(tmp_path / "ckpt" / "restored"), **(restored_with or {})}).wait(300)
     table: C = C()
     for event in read_rows(out):
         row = event["after"] if event["op"] == "c" else event["before"]
@@ -301,6 +340,30 @@ def test_a_count_distinct_restored_from_a_recomputing_checkpoint_stays_exact(spa
     assert table == expected
     assert {p.name for p in agg.iterdir()} == {"input", "output"}, "the restored job kept recomputing"
 
+
+def test_count_distinct_values_logged_then_restored_under_a_state_ttl_stay_exact(spark, tmp_path, monkeypatch, bids):
+    """A job whose values seen per key are a log (several versions of a pair whose FILTER
+    flag came later) restored with ``table.exec.state.ttl`` set (the table is then a
+    snapshot, rewritten whole), after its third epoch's sink (two epochs committed): a
+    pair of two versions met again counts once, as the batch answer (an hour's TTL
+    expires nothing here)."""
+    ddl, rows = bids
+    table, _ = _restored_from_recomputing(
+        spark, tmp_path, monkeypatch, ddl, lambda mp: None, "channel STRING, bidders BIGINT, cheap BIGINT",
+        """SELECT channel, COUNT(DISTINCT bidder), COUNT(DISTINCT bidder) FILTER (WHERE price > 30)
+           FROM bids GROUP BY channel""", ["channel", "bidders", "cheap"], {"table.exec.state.ttl": "1 h"},
+        sinks=3)
+    first = {}
+    for i, r in enumerate(rows):
+        first.setdefault((r["channel"], r["bidder"]), i)
+    assert any(r["price"] > 30 and 12 <= i < 24 and first[(r["channel"], r["bidder"])] < 12 and not any(
+        s["price"] > 30 for s in rows[:i] if (s["channel"], s["bidder"]) == (r["channel"], r["bidder"]))
+        and any(s["price"] > 30 and (s["channel"], s["bidder"]) == (r["channel"], r["bidder"]) for s in rows[24:])
+        for i, r in enumerate(rows)), "a pair logged twice before the restore, met again after it"
+    expected = Counter((ch, len({r["bidder"] for r in rows if r["channel"] == ch}),
+                        len({r["bidder"] for r in rows if r["channel"] == ch and r["price"] > 30}))
+                       for ch in ("a", "b", None))
+    assert table == expected
 
 def test_sums_over_an_updating_input_restored_from_a_recomputing_checkpoint_stay_exact(
         spark, tmp_path, monkeypatch, bids):

@@ -37,6 +37,7 @@ from sqlengine.physical.shared.aggregates import MERGE, batch_aggregate
 from sqlengine.physical.shared.logs import append_log
 from sqlengine.plan import nodes as P
 from sqlengine.runtime.context import EpochContext
+from sqlengine.runtime.state import COMPACT_EVERY
 from sqlengine.runtime.delta import (anti, columns, epoch_delta, expand, key_frame, keys_equal, net,
                                      semi, signed, has_map)
 
@@ -87,11 +88,15 @@ def _distinct_partials(ctx: EpochContext, node: P.Aggregate, rows: DataFrame, ex
     each distinct argument (list) seen so far, with one flag per aggregate on it: whether
     a row with that value met the aggregate's FILTER (no FILTER: any row). An epoch's
     (key, value) pairs, each with its flags over the epoch's rows (Spark's partial
-    aggregation before the exchange), are full-outer-joined with the stored ones: a flag
-    set now and not before counts 1, and the joined pairs are the next snapshot. Cost per
-    epoch: the epoch's rows and the stored pairs (not every input row of the touched
-    keys, which the recompute path aggregates again, with Spark's Expand of the distinct
-    aggregates: Nexmark's q15/q16, whose day key every epoch touches)."""
+    aggregation before the exchange), are left-joined with the stored ones: a flag set now
+    and not before counts 1. The table is a log: an epoch appends the pairs that gained a
+    flag, and every ``COMPACT_EVERY`` epochs the versions are compacted into a snapshot
+    (under a state TTL it is a snapshot every epoch, without the expired keys' pairs).
+    Cost per epoch: the epoch's rows, a scan of the stored pairs, and a write of the new
+    ones (not every input row of the touched keys, which the recompute path aggregates
+    again, with Spark's Expand of the distinct aggregates: Nexmark's q15/q16, whose day
+    key every epoch touches; nor a rewrite of every pair, which made q16's epochs grow
+    with its state)."""
     nk = len(node.keys)
     key_cols = fcols(nk)
     groups: list[tuple] = []  # the distinct argument lists, in first use order
@@ -126,17 +131,41 @@ def _distinct_partials(ctx: EpochContext, node: P.Aggregate, rows: DataFrame, ex
     pairs = ctx.exchange(pairs, [fcol(i) for i in range(nk)])
     table = ctx.table("distinct", pairs.schema, key_cols)
     stored = table.read(ctx.epoch)
-    if expiry is not None:
-        stored = expiry.live(stored, key_cols + [TASK])
     on = key_cols + pair + [TASK]
-    new = pairs.select(*on, *flags, F.lit(True).alias("__p"))
-    old = stored.select(*[F.col(c).alias(f"o_{c}") for c in on + flags])
-    joined = ctx.persist(new.join(old, keys_equal(new, old, on, [f"o_{c}" for c in on]), "full_outer"))
-    here = F.col("__p").isNotNull()
-    table.write(ctx.epoch, joined.select(
-        *[F.when(here, F.col(c)).otherwise(F.col(f"o_{c}")).alias(c) for c in on],
-        *[(F.coalesce(F.col(f), F.lit(False)) | F.coalesce(F.col(f"o_{f}"), F.lit(False))).alias(f)
-          for f in flags]), snapshot=True)
+    o_on = [f"o_{c}" for c in on]
+    if expiry is None:
+        # A log: the epoch's pairs are left-joined with the stored ones (the table may hold a
+        # pair in several versions: their flags are OR-ed per pair, after the join, where
+        # the rows are the epoch's), and only the pairs that gained a flag are written.
+        old = stored.select(*[F.col(c).alias(o) for c, o in zip(on, o_on)],
+                            *[F.col(f).alias(f"o_{f}") for f in flags])
+        joined = ctx.persist(pairs.join(old, keys_equal(pairs, old, on, o_on), "left").groupBy(*on).agg(
+            *[F.max(f).alias(f) for f in flags], *[F.max(f"o_{f}").alias(f"o_{f}") for f in flags]))
+        gained = F.lit(False)
+        for f in flags:
+            gained = gained | (F.col(f) & ~F.coalesce(F.col(f"o_{f}"), F.lit(False)))
+        delta = joined.where(gained).select(
+            *on, *[(F.col(f) | F.coalesce(F.col(f"o_{f}"), F.lit(False))).alias(f) for f in flags])
+        if table.chain_length(ctx.epoch) >= COMPACT_EVERY:
+            table.write(ctx.epoch, stored.unionByName(delta).groupBy(*on).agg(*[F.max(f).alias(f) for f in flags]),
+                        snapshot=True)
+        else:
+            table.write(ctx.epoch, delta, snapshot=False)
+        here = F.lit(True)
+    else:
+        # Under a state TTL the table is a snapshot rewritten whole: an expired key's pairs
+        # leave it (a log would keep them, and count a returning key's values as seen).
+        if table.chain_length(ctx.epoch):  # a log's versions (a job restored with a TTL now)
+            stored = stored.groupBy(*on).agg(*[F.max(f).alias(f) for f in flags])
+        stored = expiry.live(stored, key_cols + [TASK])
+        new = pairs.select(*on, *flags, F.lit(True).alias("__p"))
+        old = stored.select(*[F.col(c).alias(f"o_{c}") for c in on + flags])
+        joined = ctx.persist(new.join(old, keys_equal(new, old, on, o_on), "full_outer"))
+        here = F.col("__p").isNotNull()
+        table.write(ctx.epoch, joined.select(
+            *[F.when(here, F.col(c)).otherwise(F.col(f"o_{c}")).alias(c) for c in on],
+            *[(F.coalesce(F.col(f), F.lit(False)) | F.coalesce(F.col(f"o_{f}"), F.lit(False))).alias(f)
+              for f in flags]), snapshot=True)
     counted = [F.sum((F.col(f) & ~F.coalesce(F.col(f"o_{f}"), F.lit(False))).cast("long")).alias(f"d{j}")
                for j, f in zip(dj, flags)]
     return joined.where(here).groupBy(*key_cols, TASK).agg(*counted)
