@@ -56,8 +56,8 @@ def _maxes(rows, key) -> dict:
     return out
 
 
-def _aggregate_tables(ckpt) -> set:
-    return {p.name for p in ckpt.rglob("*") if p.is_dir() and p.parent.name.endswith("-Aggregate")}
+def _aggregate_tables(ckpt, operator: str = "-Aggregate") -> set:
+    return {p.name for p in ckpt.rglob("*") if p.is_dir() and p.parent.name.endswith(operator)}
 
 
 @pytest.mark.parametrize("keys", ["m / 10", "channel", ""])
@@ -282,6 +282,41 @@ def test_session_window_aggregate_over_a_filtered_tvf(spark, tmp_path, bids):
     assert streamed == batch and len(batch) > 4
 
 
+@pytest.mark.parametrize("form", ["group_window", "tvf"])
+def test_session_aggregates_merge_sessions_not_rows(spark, tmp_path, form):
+    """COUNT/SUM/MIN/MAX over SESSION windows keep per key its open sessions with their
+    partial aggregates (state ``sessions``, no rows): out-of-order rows (5 minutes of
+    watermark delay, 2 rows an epoch) open sessions that a later row bridges, on a NULL key
+    too; the emitted sessions are the batch answer and the sessions found in Python."""
+    rnd = random.Random(11)
+    base = [0, 70, 20, 200, 130, 60, 400, 330, 280, 600, 460, 530, 900, 860, 780, 1300, 1250, 1190]
+    rows = [{"ts": f"2024-01-01 10:{t // 60:02d}:{t % 60:02d}.000", "k": k, "v": rnd.choice([None, rnd.randint(1, 9)])}
+            for t in base for k in ("x", None)]
+    src = write_jsonl(tmp_path / "in" / "r.jsonl", rows)
+    ddl = f"""CREATE TABLE r (ts TIMESTAMP(3), k STRING, v INT, WATERMARK FOR ts AS ts - INTERVAL '5' MINUTE)
+              WITH ('connector' = 'filesystem', 'path' = '{src}', 'format' = 'json')"""
+    aggs = "COUNT(*), COUNT(v), SUM(v), MIN(v), MAX(v)"
+    q = (f"""SELECT k, SESSION_START(ts, INTERVAL '60' SECOND), SESSION_END(ts, INTERVAL '60' SECOND), {aggs}
+             FROM r GROUP BY k, SESSION(ts, INTERVAL '60' SECOND)""" if form == "group_window" else
+         f"""SELECT k, window_start, window_end, {aggs}
+             FROM TABLE(SESSION(TABLE r PARTITION BY k, DESCRIPTOR(ts), INTERVAL '60' SECOND))
+             GROUP BY k, window_start, window_end""")
+    changes, streamed, batch = run_both(spark, tmp_path, ddl, q, lines_per_epoch=2)
+    assert {c[0] for c in changes} == {"+I"} and streamed == batch
+    sessions = []  # (start s, last s) in order of time, of one key (both keys have the same rows)
+    for t in sorted(base):
+        if sessions and t - sessions[-1][1] <= 60:
+            sessions[-1][1] = t
+        else:
+            sessions.append([t, t])
+    assert sessions[0] == [0, 130], sessions  # 0 and 70 (apart), bridged by 20 an epoch later
+    assert len(batch) == 2 * len(sessions), (sessions, batch)
+    assert sorted((r[1].minute * 60 + r[1].second, r[3]) for r in batch if r[0] == "x") == sorted(
+        (s, sum(s <= t <= e for t in base)) for s, e in sessions)
+    tables = _aggregate_tables(tmp_path / "ckpt", "-WindowAggregate")
+    assert "sessions" in tables and "pending" not in tables, tables
+
+
 def _restored_from_recomputing(spark, tmp_path, monkeypatch, ddl, switch_off, sink, query, fields,
                                restored_with: dict | None = None, sinks: int = 2):
     """Run ``query`` into a debezium-json file (``sink``: its columns) with the fast path
@@ -364,6 +399,22 @@ def test_count_distinct_values_logged_then_restored_under_a_state_ttl_stay_exact
                         len({r["bidder"] for r in rows if r["channel"] == ch and r["price"] > 30}))
                        for ch in ("a", "b", None))
     assert table == expected
+
+def test_session_counts_restored_from_pending_rows_stay_exact(spark, tmp_path, monkeypatch, bids):
+    """A session aggregation restored from the rows an earlier sqlengine kept per open
+    session (state ``pending``) keeps them; merged sessions would start from none and
+    lose the rows before the restore."""
+    from sqlengine.physical.operators.window_aggregate import epoch as wa
+    ddl, rows = bids
+    table, _ = _restored_from_recomputing(
+        spark, tmp_path, monkeypatch, ddl, lambda mp: mp.setattr(wa, "_mergeable", lambda node: False),
+        "bidder INT, n BIGINT, total INT",
+        """SELECT bidder, COUNT(*), SUM(price) FROM TABLE(SESSION(TABLE bids PARTITION BY bidder,
+           DESCRIPTOR(bidtime), INTERVAL '50' SECOND)) GROUP BY window_start, window_end, bidder""",
+        ["bidder", "n", "total"])
+    assert sum(n for _, n, _ in table.elements()) == N
+    windows = {p.name for p in (tmp_path / "ckpt").rglob("*") if p.parent.name.endswith("-WindowAggregate")}
+    assert windows == {"pending"}, windows
 
 def test_sums_over_an_updating_input_restored_from_a_recomputing_checkpoint_stay_exact(
         spark, tmp_path, monkeypatch, bids):

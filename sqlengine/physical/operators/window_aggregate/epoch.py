@@ -6,11 +6,12 @@ Flink drops them). The rows of windows this epoch's watermark closes
 (``window_end <= watermark``) are aggregated with native Spark aggregation and emitted
 in this epoch, insert-only; the rest stay in the ``pending`` snapshot. SESSION windows
 are found per key over the pending rows (a gap larger than the session gap starts a
-new session) and fire when ``last row + gap <= watermark``.
+new session) and fire when ``last row + gap <= watermark``; with COUNT/SUM/MIN/MAX only
+the open sessions wait, each with its partial aggregates (``_merged_sessions``).
 """
 from __future__ import annotations
 
-from pyspark.sql import DataFrame
+from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
 from sqlengine.functions.varying import above, at_most
@@ -57,7 +58,7 @@ def epoch_window_aggregate(ctx: EpochContext, node: P.WindowAggregate, child: Lo
         ctx = ProcessingClock(ctx)
     if spec.kind == "SESSION" and spec.attached is None:
         return _session(ctx, node, child)
-    mergeable = all(a.name in MERGE and not a.distinct and a.function is None for a in node.aggs)
+    mergeable = _mergeable(node)
     if mergeable and slice_ms(spec):
         return _sliced(ctx, node, child, slice_ms(spec))
     width = len(node.input.schema)
@@ -141,6 +142,8 @@ def _sliced(ctx: EpochContext, node: P.WindowAggregate, child: Lowered, width_ms
 def _session(ctx: EpochContext, node: P.WindowAggregate, child: Lowered) -> Lowered:
     """Sessions per key (the GROUP BY keys, or the TVF's PARTITION BY keys)."""
     spec = node.window
+    if _mergeable(node) and set(spec.partition_keys or node.keys) == set(node.keys) and not ctx.stored("pending"):
+        return _merged_sessions(ctx, node, child)  # (a job restored from pending rows keeps them)
     width = len(node.input.schema)
     t = F.col(f"f{spec.time_col}")
     gap = spec.gap_ms
@@ -157,3 +160,42 @@ def _session(ctx: EpochContext, node: P.WindowAggregate, child: Lowered) -> Lowe
     out = ctx.persist(aggregate(ctx, node, closed, F.col("__ws"), F.col("__we")))
     table.write(ctx.epoch, marked.where(above(we, wm)), snapshot=True)
     return Lowered(out)
+
+
+def _merged_sessions(ctx: EpochContext, node: P.WindowAggregate, child: Lowered) -> Lowered:
+    """COUNT/SUM/MIN/MAX over SESSION windows whose sessions are those of the grouping key:
+    Flink's merging window set. State ``sessions``: per key its open sessions, each an
+    interval ``[first row, last row + gap]`` with its partial aggregates (not its rows).
+    The epoch's rows are sessionized among themselves and aggregated per key and session;
+    with the stored sessions, the intervals of a key that touch are merged (in order of
+    start, a session begins at an interval that starts after every earlier one ends, as
+    rows more than the gap apart begin one), their partials merged; the merged sessions
+    the watermark closes are emitted, the others stored. An epoch's cost: its rows and the
+    open sessions, not every row of every open session."""
+    spec = node.window
+    width = len(node.input.schema)
+    t = F.col(f"f{spec.time_col}")
+    fresh = child.df.where(above(_ms(t) + F.lit(spec.gap_ms), ctx.previous_input_watermark))
+    fresh = ctx.exchange(fresh.select(*fcols(width)), [fcol(k) for k in node.keys])
+    part = grouped(ctx, node, sessionize(node, fresh), F.col("__ws"), F.col("__we"), keyed=True)
+    table, both = pend(ctx, "sessions", part, partial_keys(node))
+    ctx.settle(both)
+    keys = partial_keys(node) + [TASK]
+    by_start = Window.partitionBy(*keys).orderBy(_ms(F.col("__ws")), _ms(F.col("__we")))
+    reach = F.max(_ms(F.col("__we"))).over(by_start.rowsBetween(Window.unboundedPreceding, -1))
+    begins = F.when(reach.isNull() | (_ms(F.col("__ws")) > reach), 1).otherwise(0)
+    marked = both.withColumn("__sid", F.sum(begins).over(by_start.rowsBetween(Window.unboundedPreceding, 0)))
+    accs = [c for c in part.columns if c not in keys and c not in ("__ws", "__we")]
+    merge = {f"a{j}": MERGE[a.name] for j, a in enumerate(node.aggs)}
+    merged = ctx.persist(marked.groupBy(*keys, "__sid").agg(
+        F.min("__ws").alias("__ws"), F.max("__we").alias("__we"),
+        *[merge.get(c, F.sum)(c).cast(part.schema[c].dataType).alias(c) for c in accs]).drop("__sid"))
+    we = _ms(F.col("__we"))
+    wm = ctx.input_watermark
+    table.write(ctx.epoch, merged.where(above(we, wm)), snapshot=True)
+    return Lowered(final(node, merged.where(at_most(we, wm))))
+
+
+def _mergeable(node: P.WindowAggregate) -> bool:
+    """COUNT/SUM/MIN/MAX (no DISTINCT, no Python aggregate): partial results merge."""
+    return all(a.name in MERGE and not a.distinct and a.function is None for a in node.aggs)
