@@ -145,18 +145,18 @@ def _session(ctx: EpochContext, node: P.WindowAggregate, child: Lowered) -> Lowe
     if _mergeable(node) and set(spec.partition_keys or node.keys) == set(node.keys) and not ctx.stored("pending"):
         return _merged_sessions(ctx, node, child)  # (a job restored from pending rows keeps them)
     width = len(node.input.schema)
-    t = F.col(f"f{spec.time_col}")
-    gap = spec.gap_ms
-    fresh = child.df.where(above(_ms(t) + F.lit(gap), ctx.previous_input_watermark))
+    prev = ctx.previous_input_watermark
     keys = [f"f{k}" for k in (spec.partition_keys or node.keys)]
-    fresh = ctx.exchange(fresh.select(*fcols(width)), [F.col(k) for k in keys])
+    fresh = ctx.exchange(child.df.select(*fcols(width)), [F.col(k) for k in keys])
     table = ctx.table("pending", fresh.schema, keys)
     pending = ctx.persist(table.read(ctx.epoch).unionByName(fresh))
     ctx.settle(pending)
     marked = ctx.persist(sessionize(node, pending))
     wm = ctx.input_watermark
     we = _ms(F.col("__we"))
-    closed = marked.where(at_most(we, wm))
+    # A session the previous watermark had closed holds only late rows (every pending row's
+    # session was open): dropped, as Flink drops a row whose merged window is late.
+    closed = marked.where(above(we, prev) & at_most(we, wm))
     out = ctx.persist(aggregate(ctx, node, closed, F.col("__ws"), F.col("__we")))
     table.write(ctx.epoch, marked.where(above(we, wm)), snapshot=True)
     return Lowered(out)
@@ -170,13 +170,13 @@ def _merged_sessions(ctx: EpochContext, node: P.WindowAggregate, child: Lowered)
     with the stored sessions, the intervals of a key that touch are merged (in order of
     start, a session begins at an interval that starts after every earlier one ends, as
     rows more than the gap apart begin one), their partials merged; the merged sessions
-    the watermark closes are emitted, the others stored. An epoch's cost: its rows and the
-    open sessions, not every row of every open session."""
+    the watermark closes are emitted, the others stored. A row is late when its merged
+    session is (Flink: a row that falls into an open session counts, however old). An
+    epoch's cost: its rows and the open sessions, not every row of every open session."""
     spec = node.window
     width = len(node.input.schema)
-    t = F.col(f"f{spec.time_col}")
-    fresh = child.df.where(above(_ms(t) + F.lit(spec.gap_ms), ctx.previous_input_watermark))
-    fresh = ctx.exchange(fresh.select(*fcols(width)), [fcol(k) for k in node.keys])
+    prev = ctx.previous_input_watermark
+    fresh = ctx.exchange(child.df.select(*fcols(width)), [fcol(k) for k in node.keys])
     part = grouped(ctx, node, sessionize(node, fresh), F.col("__ws"), F.col("__we"), keyed=True)
     table, both = pend(ctx, "sessions", part, partial_keys(node))
     ctx.settle(both)
@@ -193,7 +193,8 @@ def _merged_sessions(ctx: EpochContext, node: P.WindowAggregate, child: Lowered)
     we = _ms(F.col("__we"))
     wm = ctx.input_watermark
     table.write(ctx.epoch, merged.where(above(we, wm)), snapshot=True)
-    return Lowered(final(node, merged.where(at_most(we, wm))))
+    # (a session the previous watermark had closed holds only late rows: dropped)
+    return Lowered(final(node, merged.where(above(we, prev) & at_most(we, wm))))
 
 
 def _mergeable(node: P.WindowAggregate) -> bool:
