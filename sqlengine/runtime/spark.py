@@ -63,7 +63,8 @@ _DEFAULTS = {
     # local driver's 1 GB heap ran out with an epoch's cache at the limit: a block that
     # did not fit went to disk and was unrolled into memory again on every read (Nexmark's
     # q20 at 10M events died in three runs of three; at 0.3 it completed). With the 2 GB
-    # heap below, 0.5 (benchmarks/README.md, "Uncompressed caches, half the heap").
+    # heap below, 0.5 (benchmarks/README.md, "Uncompressed caches, half the heap"); a
+    # smaller heap keeps 0.3 (driver_conf).
     "spark.memory.fraction": "0.5",
     # An epoch's persisted frames (its input where two branches read it, join deltas,
     # state read once and used twice) are cached uncompressed: choosing each column's
@@ -190,6 +191,11 @@ def driver_conf(conf: Optional[dict[str, str]]) -> dict[str, str]:
             merged[key] = f"{_DEFAULTS[key]} {user}"
     if _serial_gc_fits(merged):
         merged[DRIVER_JAVA_OPTIONS] += " -XX:+UseSerialGC"
+    heap = _mebibytes(merged.get("spark.driver.memory", "1g"))
+    if "spark.memory.fraction" not in (conf or {}) and heap is not None and heap < 2048:
+        # A heap smaller than our 2g leaves less room beside an epoch's caches: the share
+        # with which Nexmark's q20 at 10M events completed on a 1 GB heap.
+        merged["spark.memory.fraction"] = SMALL_HEAP_MEMORY_FRACTION
     if merged["spark.master"].startswith("local") and "spark.locality.wait" not in (conf or {}):
         # One executor: no locality to wait for. Tasks reading HDFS blocks (state on
         # hdfs://) prefer the DataNode's host, which is not the executor's; local mode
@@ -199,6 +205,8 @@ def driver_conf(conf: Optional[dict[str, str]]) -> dict[str, str]:
     return merged
 
 
+# Spark's unified-memory share for a driver heap below 2 GiB (``driver_conf``).
+SMALL_HEAP_MEMORY_FRACTION = "0.3"
 # The driver's heap up to which its JVM collects garbage with the serial collector.
 SERIAL_GC_MAX_HEAP_MIB = 2048
 _GC_CHOICE = re.compile(r"-XX:\+Use\w*GC\b")

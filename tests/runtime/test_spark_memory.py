@@ -19,6 +19,10 @@ def test_the_running_spark_has_the_smaller_unified_memory(spark):
 def test_a_users_setting_wins():
     assert driver_conf({})["spark.memory.fraction"] == "0.5"
     assert driver_conf({"spark.memory.fraction": "0.6"})["spark.memory.fraction"] == "0.6"
+    # a heap below 2g gets the smaller share (an epoch's caches leave it less room), unless set
+    assert driver_conf({"spark.driver.memory": "1g"})["spark.memory.fraction"] == "0.3"
+    assert driver_conf({"spark.driver.memory": "4g"})["spark.memory.fraction"] == "0.5"
+    assert driver_conf({"spark.driver.memory": "1g", "spark.memory.fraction": "0.6"})["spark.memory.fraction"] == "0.6"
 
 
 def test_the_driver_jvm_leaves_c2_the_code_that_runs_per_row(spark):
