@@ -133,22 +133,26 @@ def _distinct_partials(ctx: EpochContext, node: P.Aggregate, rows: DataFrame, ex
     stored = table.read(ctx.epoch)
     on = key_cols + pair + [TASK]
     o_on = [f"o_{c}" for c in on]
+
+    def was(f: str) -> Column:  # the flag before this epoch (False for a pair not stored)
+        return F.coalesce(F.col(f"o_{f}"), F.lit(False))
+
+    def flags_per_pair(df: DataFrame, names: list[str]) -> DataFrame:  # a pair's versions OR-ed
+        return df.groupBy(*on).agg(*[F.max(f).alias(f) for f in names])
     if expiry is None:
         # A log: the epoch's pairs are left-joined with the stored ones (the table may hold a
         # pair in several versions: their flags are OR-ed per pair, after the join, where
         # the rows are the epoch's), and only the pairs that gained a flag are written.
         old = stored.select(*[F.col(c).alias(o) for c, o in zip(on, o_on)],
                             *[F.col(f).alias(f"o_{f}") for f in flags])
-        joined = ctx.persist(pairs.join(old, keys_equal(pairs, old, on, o_on), "left").groupBy(*on).agg(
-            *[F.max(f).alias(f) for f in flags], *[F.max(f"o_{f}").alias(f"o_{f}") for f in flags]))
+        joined = ctx.persist(flags_per_pair(pairs.join(old, keys_equal(pairs, old, on, o_on), "left"),
+                                            flags + [f"o_{f}" for f in flags]))
         gained = F.lit(False)
         for f in flags:
-            gained = gained | (F.col(f) & ~F.coalesce(F.col(f"o_{f}"), F.lit(False)))
-        delta = joined.where(gained).select(
-            *on, *[(F.col(f) | F.coalesce(F.col(f"o_{f}"), F.lit(False))).alias(f) for f in flags])
+            gained = gained | (F.col(f) & ~was(f))
+        delta = joined.where(gained).select(*on, *[(F.col(f) | was(f)).alias(f) for f in flags])
         if table.chain_length(ctx.epoch) >= COMPACT_EVERY:
-            table.write(ctx.epoch, stored.unionByName(delta).groupBy(*on).agg(*[F.max(f).alias(f) for f in flags]),
-                        snapshot=True)
+            table.write(ctx.epoch, flags_per_pair(stored.unionByName(delta), flags), snapshot=True)
         else:
             table.write(ctx.epoch, delta, snapshot=False)
         here = F.lit(True)
@@ -156,7 +160,7 @@ def _distinct_partials(ctx: EpochContext, node: P.Aggregate, rows: DataFrame, ex
         # Under a state TTL the table is a snapshot rewritten whole: an expired key's pairs
         # leave it (a log would keep them, and count a returning key's values as seen).
         if table.chain_length(ctx.epoch):  # a log's versions (a job restored with a TTL now)
-            stored = stored.groupBy(*on).agg(*[F.max(f).alias(f) for f in flags])
+            stored = flags_per_pair(stored, flags)
         stored = expiry.live(stored, key_cols + [TASK])
         new = pairs.select(*on, *flags, F.lit(True).alias("__p"))
         old = stored.select(*[F.col(c).alias(f"o_{c}") for c in on + flags])
@@ -164,10 +168,8 @@ def _distinct_partials(ctx: EpochContext, node: P.Aggregate, rows: DataFrame, ex
         here = F.col("__p").isNotNull()
         table.write(ctx.epoch, joined.select(
             *[F.when(here, F.col(c)).otherwise(F.col(f"o_{c}")).alias(c) for c in on],
-            *[(F.coalesce(F.col(f), F.lit(False)) | F.coalesce(F.col(f"o_{f}"), F.lit(False))).alias(f)
-              for f in flags]), snapshot=True)
-    counted = [F.sum((F.col(f) & ~F.coalesce(F.col(f"o_{f}"), F.lit(False))).cast("long")).alias(f"d{j}")
-               for j, f in zip(dj, flags)]
+            *[(F.coalesce(F.col(f), F.lit(False)) | was(f)).alias(f) for f in flags]), snapshot=True)
+    counted = [F.sum((F.col(f) & ~was(f)).cast("long")).alias(f"d{j}") for j, f in zip(dj, flags)]
     return joined.where(here).groupBy(*key_cols, TASK).agg(*counted)
 
 
