@@ -414,6 +414,15 @@ def summarize(events: int, results: dict, sides: list[str]) -> tuple[str, list[d
     return "\n".join(lines), rows
 
 
+def save(args, results: dict, sides: list[str]) -> tuple[str, list[dict]]:
+    """The run so far into ``--json``: the measured queries' rows and every run."""
+    text, rows = summarize(args.events, {q: r for q, r in results.items() if r}, sides)
+    Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.json).write_text(json.dumps({"events": args.events, "rate": args.rate, "rounds": args.rounds,
+                                           "interval": args.interval, "rows": rows, "runs": results}, indent=1))
+    return text, rows
+
+
 def chart(rows: list[dict], path: Path, events: int) -> None:
     import matplotlib
     matplotlib.use("Agg")
@@ -515,14 +524,12 @@ def main() -> None:
                         check = "MISMATCH " + ", ".join(f"{s}: {o['rows']} rows" for s, o in seen.items())
                         problems.append(f"round {rnd + 1} {q}: {check}")
                     results[q].setdefault("_check", []).append(check)
+                    save(args, results, sides)  # after every query: a run stopped early keeps what it measured
         finally:
             broker.stop()
-    text, rows = summarize(args.events, results, [s for s in sides])
+    text, rows = save(args, results, sides)
     print()
     print(text)
-    Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.json).write_text(json.dumps({"events": args.events, "rate": args.rate, "rounds": args.rounds,
-                                           "interval": args.interval, "rows": rows, "runs": results}, indent=1))
     try:
         chart(rows, Path(args.chart), args.events)
     except ImportError as e:
