@@ -248,10 +248,20 @@ def _concat_ws(cols, args, result, ctx):
 
 
 # -- splitting -------------------------------------------------------------------------------
+# The characters String.split does not take literally alone (its fast path's list).
+_REGEX_META = ".$|()[{^?*+\\"
+
+
 def quoted_regex(col: Column, arg: Arg) -> Column:
-    """The Java regex matching ``col`` literally (Pattern.quote)."""
+    """The Java regex matching ``col`` literally (Pattern.quote). A literal of one BMP
+    character is written as ``String.split``'s fast path reads it (the character, or a
+    backslash before a non-alphanumeric one): Spark's ``split`` calls ``String.split``
+    per row, which compiles any other regex again for every row."""
     if arg.literal and arg.value is not None:
-        return F.lit("\\Q" + str(arg.value).replace("\\E", "\\E\\\\E\\Q") + "\\E")
+        text = str(arg.value)
+        if len(text) == 1 and not 0xD800 <= ord(text) <= 0xDFFF:
+            return F.lit("\\" + text if text in _REGEX_META else text)
+        return F.lit("\\Q" + text.replace("\\E", "\\E\\\\E\\Q") + "\\E")
     return F.concat(F.lit("\\Q"), col, F.lit("\\E"))
 
 

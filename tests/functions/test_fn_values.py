@@ -12,7 +12,7 @@ import pytest
 from pyspark.errors import PySparkException
 from py4j.protocol import Py4JJavaError
 
-from fnhelpers import CTX, E, call, cast, interval_ms, interval_months, lit, values
+from fnhelpers import CTX, E, call, cast, col, interval_ms, interval_months, lit, rows, values
 from sqlengine import types as T
 from sqlengine.functions import LowerContext, coerce
 
@@ -162,6 +162,24 @@ def test_regex_and_split(spark):
         (call("JSON_VALUE", lit('{"a": {"b": 1}, "c": "x"}'), lit("$.c")), "x"),
         (call("JSON_VALUE", lit('{"a": {"b": 1}}'), lit("$.a")), None),
     ])
+
+
+def test_split_on_one_character_per_row(spark):
+    """SPLIT_INDEX and SPLIT on a one-character literal separator, regex characters
+    included, over a column (evaluated per row, not folded); the separator is given as
+    String.split's fast path takes it, never as a regex compiled again per row."""
+    text = "a.b$c|d\\e^f*g+hbi(j)[k{l?m"
+    df = spark.createDataFrame([(text,)], "s string")
+    s = col("s", S())
+    seps = [".", "$", "|", "\\", "^", "*", "+", "b", "(", ")", "[", "{", "?"]
+    got = rows(df, {f"c{i}": call("SPLIT_INDEX", s, lit(sep), lit(1)) for i, sep in enumerate(seps)}
+               | {"split": call("SPLIT", s, lit("|"))})[0]
+    assert [got[f"c{i}"] for i in range(len(seps))] == [text.split(sep)[1] for sep in seps]
+    assert got["split"] == text.split("|")
+    pattern = str(call("SPLIT_INDEX", s, lit("/"), lit(3)).col)
+    assert "split(s, '/', -1)" in pattern, pattern
+    dot = str(call("SPLIT_INDEX", s, lit("."), lit(3)).col)
+    assert "split(s, '\\\\.', -1)" in dot, dot  # the regex \. (Spark writes its backslash doubled)
 
 
 def test_str_to_map(spark):
