@@ -259,7 +259,7 @@ def quoted_regex(col: Column, arg: Arg) -> Column:
     per row, which compiles any other regex again for every row."""
     if arg.literal and arg.value is not None:
         text = str(arg.value)
-        if len(text) == 1 and not 0xD800 <= ord(text) <= 0xDFFF:
+        if len(text) == 1 and (ord(text) < 0xD800 or 0xE000 <= ord(text) <= 0xFFFF):
             return F.lit("\\" + text if text in _REGEX_META else text)
         return F.lit("\\Q" + text.replace("\\E", "\\E\\\\E\\Q") + "\\E")
     return F.concat(F.lit("\\Q"), col, F.lit("\\E"))
