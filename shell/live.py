@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from typing import TextIO
 
-from sqlengine.api.result import Materialized, TableResult
+from sqlengine.api.result import CtrlC, Materialized, TableResult
 
 REFRESH_S = 0.25  # at most four redraws a second
 _NUMERIC = ("TINYINT", "SMALLINT", "INT", "INTEGER", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL")
@@ -66,12 +66,14 @@ class LiveView:
         last = 0.0
         with Live(self.render(height), console=console, auto_refresh=False, transient=False) as live:
             try:
-                for batch in self.result.batches(timeout=REFRESH_S):
-                    self.table.apply(batch)
-                    now = time.monotonic()
-                    if now - last >= REFRESH_S:
-                        live.update(self.render(height), refresh=True)
-                        last = now
+                with CtrlC() as ctrl_c:
+                    for batch in self.result.batches(timeout=REFRESH_S):
+                        ctrl_c.check()
+                        self.table.apply(batch)
+                        now = time.monotonic()
+                        if now - last >= REFRESH_S:
+                            live.update(self.render(height), refresh=True)
+                            last = now
                 self.status = "query finished"
             except KeyboardInterrupt:
                 self.result.cancel()

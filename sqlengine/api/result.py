@@ -326,17 +326,61 @@ class TableResult:
         print(changelog_header(names, widths), file=out, flush=True)
         count = 0
         try:
-            for rows in self.batches():
-                for r in rows:
-                    print(tableau_row([r[0]] + self.cells(r[1:], types), widths), file=out)
-                count += len(rows)
-                out.flush()
+            with CtrlC() as ctrl_c:
+                for rows in self.batches(timeout=0.25):
+                    ctrl_c.check()
+                    for r in rows:
+                        print(tableau_row([r[0]] + self.cells(r[1:], types), widths), file=out)
+                    count += len(rows)
+                    out.flush()
         except KeyboardInterrupt:
             self.cancel()
             print(changelog_footer(count, widths), file=out)
             print("Query terminated by the user (Ctrl-C).", file=out)
             return
         print(changelog_footer(count, widths), file=out)
+
+
+class CtrlC:
+    """While a live result is shown: Ctrl-C raises KeyboardInterrupt as Python's own handler
+    does, and is also remembered. A press that lands while Python runs a finalizer (py4j
+    releases JVM objects from weakref callbacks) has its KeyboardInterrupt printed as
+    "Exception ignored" and dropped; ``check`` between batches raises it again, so the
+    query is cancelled all the same. Only over Python's default handler in the main thread
+    (a script's handler, which stops jobs at an epoch boundary, is left alone)."""
+
+    def __init__(self) -> None:
+        self.pressed = False
+        self._previous: Any = None
+        self._hook: Any = None
+
+    def __enter__(self) -> "CtrlC":
+        import signal
+        import threading
+        if (threading.current_thread() is threading.main_thread()
+                and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
+            self._previous = signal.signal(signal.SIGINT, self._pressed)
+            self._hook = sys.unraisablehook
+            sys.unraisablehook = self._unraisable
+        return self
+
+    def _unraisable(self, info) -> None:
+        if not (self.pressed and isinstance(info.exc_value, KeyboardInterrupt)):
+            self._hook(info)  # a press dropped in a finalizer is not printed: ``check`` raises it
+
+    def _pressed(self, signum, frame) -> None:
+        self.pressed = True
+        raise KeyboardInterrupt
+
+    def check(self) -> None:
+        if self.pressed:
+            raise KeyboardInterrupt
+
+    def __exit__(self, *exc) -> None:
+        if self._previous is not None:
+            import signal
+            signal.signal(signal.SIGINT, self._previous)
+            sys.unraisablehook = self._hook
 
 
 def _cell(v: Any, t: Any = None, zone: Optional[dt.tzinfo] = None) -> Optional[str]:
