@@ -99,3 +99,16 @@ def test_a_python_function_in_define_runs_in_spark(spark, tmp_path):
     assert with_udf != base
     got = sorted(tuple(r) for r in s.execute_sql(with_udf).collect())
     assert got and got == sorted(tuple(r) for r in s.execute_sql(base).collect())
+
+
+@pytest.mark.parametrize("query", ["price_down", "within"])
+def test_one_partition_per_pass_gives_the_same_answer(spark, tmp_path, query):
+    """The matcher takes a task's rows in passes of whole partitions
+    (``sqlengine.match.rows-per-pass``): with one partition per pass, the answers
+    streaming and batch are the ones of one pass per task."""
+    path = write_jsonl(tmp_path / "ticker.jsonl", ticker(150, 5))
+    one = {"sqlengine.match.rows-per-pass": "1"}
+    _, streaming, batch = run_both(spark, tmp_path, DDL.format(path=path), QUERIES[query], lines_per_epoch=25, conf=one)
+    _, _, whole = run_both(spark, tmp_path / "whole", DDL.format(path=path), QUERIES[query], lines_per_epoch=1000)
+    assert len(whole) >= 3
+    assert streaming == batch == whole

@@ -180,3 +180,26 @@ def test_aggregates_sharing_an_accumulator_count_each_row_once():
     els = [Element("A", 1, None, True), Element("B", 1, 1, False)]
     rows = [(0, t, p) for t, p in enumerate([10, 20, 30, 200])]
     assert run(els, [call("<", avg, lit(50)), None], [avg, total, n], rows) == [(0, 20, 60, 3)]
+
+
+def test_passes_are_whole_partitions_of_about_the_rows_asked():
+    """A task's sorted input goes to the matcher in passes of whole partitions: none is
+    cut, however the batches split it; a partition larger than a pass is one pass."""
+    from sqlengine.physical.operators.match.lower import in_passes
+    sizes = [3, 1, 40, 2, 2, 7, 1, 1, 25, 4]  # rows per partition, in key order
+    keys = np.repeat(np.arange(len(sizes)), sizes)
+    table = pa.table({"k": pa.array(keys, pa.int64()), "v": pa.array(np.arange(len(keys)), pa.int64())})
+    batches = table.to_batches(max_chunksize=6)
+    for rows in (1, 5, 10, 30, 1000):
+        passes = list(in_passes(iter(batches), ["k"], rows))
+        assert pa.concat_tables(passes).equals(table), rows
+        seen = set()
+        for p in passes:
+            ks = p.column("k").to_pylist()
+            assert not seen & set(ks), f"a partition cut between passes (rows={rows})"
+            seen |= set(ks)
+            assert len(set(ks)) == 1 or len(ks) < rows + 6 + max(sizes), (rows, len(ks))
+        if rows == 1:  # cut at the last partition start of each batch read
+            assert [p.num_rows for p in passes] == [4, 42, 2, 9, 29]
+        if rows == 1000:
+            assert len(passes) == 1

@@ -139,8 +139,59 @@ def _order(name: str, k: P.SortKey):
     return c.desc_nulls_first() if k.nulls_first else c.desc_nulls_last()
 
 
-def matching(lay: Layout, watermark: Optional[int], with_task: bool):
-    """The function ``mapInArrow`` runs on each task (see the module docstring)."""
+# Rows (of all kinds) a task's matcher takes at once: its input is cut at partition
+# boundaries into passes of about this many, so its memory stays bounded whatever a task's
+# state and epoch hold (a partition's rows always go through one pass).
+ROWS_PER_PASS = "sqlengine.match.rows-per-pass"
+DEFAULT_ROWS_PER_PASS = 1 << 18
+
+
+def rows_per_pass(conf: dict) -> int:
+    return max(1, int(conf.get(ROWS_PER_PASS, DEFAULT_ROWS_PER_PASS)))
+
+
+def _starts(table: pa.Table, head: list[str]) -> np.ndarray:
+    """Whether each row starts a partition (its keys differ from the row before it)."""
+    n = table.num_rows
+    new = np.zeros(n, bool)
+    if n == 0:
+        return new
+    new[0] = True
+    for c in head:
+        a = table.column(c).combine_chunks()
+        x, y = a.slice(1), a.slice(0, n - 1)
+        differ = pc.or_(pc.fill_null(pc.not_equal(x, y), False), pc.not_equal(pc.is_null(x), pc.is_null(y)))
+        new[1:] |= differ.to_numpy(zero_copy_only=False)
+    return new
+
+
+def in_passes(batches, head: list[str], rows: int):
+    """A task's sorted input as tables of whole partitions, each of about ``rows`` rows
+    or one partition (a larger one is never cut)."""
+    pending: list = []
+    have, wanted = 0, rows
+    for b in batches:
+        if b.num_rows == 0:
+            continue
+        pending.append(pa.Table.from_batches([b]))
+        have += b.num_rows
+        if have < wanted:
+            continue
+        table = pa.concat_tables(pending).combine_chunks()
+        cut = int(np.nonzero(_starts(table, head))[0][-1])  # where the last partition (maybe unfinished) starts
+        if cut == 0:  # one partition so far: wait for it to end (rows doubled before looking again)
+            pending, wanted = [table], 2 * have
+            continue
+        yield table.slice(0, cut)
+        rest = table.slice(cut)
+        pending, have, wanted = [rest], rest.num_rows, rows
+    if pending:
+        yield pa.concat_tables(pending).combine_chunks()
+
+
+def matching(lay: Layout, watermark: Optional[int], with_task: bool, pass_rows: int = DEFAULT_ROWS_PER_PASS):
+    """The function ``mapInArrow`` runs on each task (see the module docstring): the
+    matcher over each pass of whole partitions (``in_passes``), one after another."""
     prog = lay.prog
     measure_types = {f"m{i}": (pa.int64() if n.kind in ("rowtime", "proctime") else _arrow(t))
                      for i, (n, t) in enumerate(zip(prog.measures, lay.value_types))}
@@ -150,20 +201,14 @@ def matching(lay: Layout, watermark: Optional[int], with_task: bool):
     nleaves = len(lay.leaves)
 
     def run(batches):
-        batches = list(batches)
-        if not batches:
-            return
-        table = pa.Table.from_batches(batches).combine_chunks()
+        for table in in_passes(batches, head, pass_rows):
+            yield from one_pass(table)
+
+    def one_pass(table: pa.Table):
         n = table.num_rows
         if n == 0:
             return
-        new = np.zeros(n, bool)
-        new[0] = True
-        for c in head:
-            a = table.column(c).chunk(0) if table.column(c).num_chunks else table.column(c).combine_chunks()
-            x, y = a.slice(1), a.slice(0, n - 1)
-            differ = pc.or_(pc.fill_null(pc.not_equal(x, y), False), pc.not_equal(pc.is_null(x), pc.is_null(y)))
-            new[1:] |= differ.to_numpy(zero_copy_only=False)
+        new = _starts(table, head)
         part = np.cumsum(new) - 1
         nparts = int(part[-1]) + 1
         first_row = np.nonzero(new)[0]
@@ -262,7 +307,7 @@ def batch_match(ctx: BatchContext, node: P.Match, df: DataFrame) -> Lowered:
     keys = [F.col(k) for k in lay.keys]
     rows = rows.repartition(ctx.shuffle_partitions, *keys) if keys else rows.coalesce(1)
     rows = sort_frame(_with_all(rows, lay, False), node, lay, False)
-    out = rows.mapInArrow(matching(lay, WM_END, False), lay.output_schema(False))
+    out = rows.mapInArrow(matching(lay, WM_END, False, rows_per_pass(ctx.conf)), lay.output_schema(False))
     return Lowered(emitted(node, lay, out))
 
 
@@ -285,7 +330,7 @@ def epoch_match(ctx: EpochContext, node: P.Match, child: Lowered) -> Lowered:
     wm = ctx.now_ms if by_proctime else ctx.input_watermark
     waiting = (F.col(KIND) == 0) & above(F.col(TS), wm)
     fed = sort_frame(rows.where(~waiting), node, lay, True)
-    out = ctx.persist(fed.mapInArrow(matching(lay, wm, True), lay.output_schema(True)))
+    out = ctx.persist(fed.mapInArrow(matching(lay, wm, True, rows_per_pass(ctx.conf)), lay.output_schema(True)))
     result = ctx.persist(emitted(node, lay, out))
     kept = _with_all(out.where(F.col(KIND) > 0), lay, False).unionByName(_with_all(rows.where(waiting), lay, False))
     state_t.write(ctx.epoch, kept, snapshot=True)
