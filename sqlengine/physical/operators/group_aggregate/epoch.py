@@ -29,6 +29,7 @@ from typing import Optional
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
+from sqlengine import types as T
 from sqlengine.config import state_ttl_ms
 from sqlengine.functions.aggregates import exact_avg
 from sqlengine.hidden import COUNT, OP, TASK, Lowered, fcol, fcols
@@ -66,10 +67,61 @@ def keyed_changes(old: DataFrame, new: DataFrame, nk: int, width: int) -> DataFr
 def mergeable(node: P.Aggregate, child: Lowered) -> bool:
     """Over an insert-only input, COUNT/SUM/MIN/MAX results are their own accumulators;
     so is COUNT(DISTINCT ...) with the values it has counted per key in state
-    (``_distinct_partials``); MIN/MAX(DISTINCT x) are MIN/MAX(x)."""
+    (``_distinct_partials``); MIN/MAX(DISTINCT x) are MIN/MAX(x); AVG(x) of a number is
+    its sum and count of values (``_avg_parts``)."""
     return not child.updating and bool(node.keys) and not node.grouping_sets and all(
-        a.name in MERGE and a.function is None and (not a.distinct or a.name in DISTINCT_MERGE)
+        (a.name in MERGE or (a.name in MERGED_AVG and not a.distinct and _avg_sum_type(a.args[0].type) is not None))
+        and a.function is None and (not a.distinct or a.name in DISTINCT_MERGE)
         and not any(has_map(x.type.to_spark()) for x in a.args) for a in node.aggs)
+
+
+# AVG on the merge path (a set, so a test can take it off and leave AVG recomputing).
+MERGED_AVG = {"AVG"}
+
+
+def _avg_sum_type(t) -> Optional[T.DataType]:
+    """The sum accumulator of AVG over ``t`` (Flink's AvgAggFunction's): BIGINT for
+    integral values (wrapping, as Flink's), DECIMAL(37, s) for DECIMAL(p, s) (``_sum_type``:
+    two of them add to a DECIMAL(38, s), where Spark would round a sum of two DECIMAL(38, s)
+    to fewer digits), DOUBLE for FLOAT/DOUBLE; None for any other argument (it recomputes)."""
+    if t.is_integer:
+        return T.BIGINT()
+    if t.root == "DECIMAL" and (t.scale or 0) <= 37:
+        return T.DECIMAL(37, t.scale or 0)
+    if t.root in ("FLOAT", "DOUBLE"):
+        return T.DOUBLE()
+    return None
+
+
+def _avg_parts(node: P.Aggregate, at: list[int]) -> tuple[list[P.AggCall], list[int]]:
+    """The partial aggregates of ``node.aggs[j]`` for ``j`` in ``at``, in order: AVG(x)
+    [FILTER f] as SUM(CAST(x AS sum type)) [FILTER f], its count of values COUNT(x)
+    [FILTER f] after all of them (their positions, one per AVG: ``avg_counts``)."""
+    aggs, avgs = [], []
+    for j in at:
+        a = node.aggs[j]
+        if a.name == "AVG":
+            t = _avg_sum_type(a.args[0].type)
+            aggs.append(P.AggCall("SUM", (P.Cast(t, a.args[0]),), t, filter=a.filter))
+            avgs.append(j)
+        else:
+            aggs.append(a)
+    counts = [P.AggCall("COUNT", node.aggs[j].args, T.BIGINT(False), filter=node.aggs[j].filter) for j in avgs]
+    return aggs + counts, avgs
+
+
+def _avg_count(j: int) -> str:
+    return f"__avgn{j}"
+
+
+def _avg_finish(node: P.Aggregate, total: Column, count: Column, j: int) -> Column:
+    """AVG's result from its merged sum and count: NULL without values; integral and
+    DECIMAL means as Flink divides them (``exact_avg``), FLOAT/DOUBLE ones a division."""
+    a = node.aggs[j]
+    t = a.args[0].type
+    mean = exact_avg(total, count, t, a.type) if (t.is_integer or t.root == "DECIMAL") else \
+        (total / count).cast(a.type.to_spark())
+    return F.when(count > 0, mean)
 
 
 # The distinct aggregates the merge path takes: COUNT counts the values new to a key (and
@@ -178,9 +230,17 @@ def _plain_partials(ctx: EpochContext, node: P.Aggregate, rows: DataFrame) -> Da
     then those aggregates, and ``__task``) after the node's exchange. Spark's partial
     aggregation stands in for Flink's local aggregation: the edge's exchange moves one
     partial row per key (not every input row) to the key's task."""
+    nk = len(node.keys)
     dj = _counted_distinct(node)
-    plain = replace(node, aggs=tuple(replace(a, distinct=False) for j, a in enumerate(node.aggs) if j not in dj))
-    return ctx.exchange(batch_aggregate(ctx, plain, rows), [fcol(i) for i in range(len(node.keys))])
+    others = [j for j in range(len(node.aggs)) if j not in dj]
+    aggs, avgs = _avg_parts(node, others)
+    plain = replace(node, aggs=tuple(replace(a, distinct=False) for a in aggs),
+                    agg_names=tuple(f"a{i}" for i in range(len(aggs))))
+    out = batch_aggregate(ctx, plain, rows)
+    if avgs:  # AVG's counts of values by name, after the partials in the aggregates' order
+        first = nk + len(others)
+        out = out.select(*fcols(first), *[F.col(f"f{first + i}").alias(_avg_count(j)) for i, j in enumerate(avgs)])
+    return ctx.exchange(out, [fcol(i) for i in range(nk)])
 
 
 def _with_distinct(ctx: EpochContext, node: P.Aggregate, part: DataFrame, rows: DataFrame, expiry) -> DataFrame:
@@ -196,8 +256,11 @@ def _with_distinct(ctx: EpochContext, node: P.Aggregate, part: DataFrame, rows: 
 
     def value(j: int) -> Column:
         c = F.coalesce(F.col(f"d{j}"), F.lit(0)) if j in dj else F.col(f"f{nk + at[j]}")
+        if node.aggs[j].name == "AVG":  # its sum: its own type (the mean's comes at the end)
+            return c.alias(f"f{nk + j}")
         return c.cast(node.aggs[j].type.to_spark()).alias(f"f{nk + j}")
-    return joined.select(*[F.col(c) for c in fcols(nk)], *[value(j) for j in range(len(node.aggs))], TASK)
+    counts = [c for c in part.columns if c.startswith("__avgn")]
+    return joined.select(*[F.col(c) for c in fcols(nk)], *[value(j) for j in range(len(node.aggs))], *counts, TASK)
 
 
 def _add(o: Column, p: Column) -> Column:
@@ -224,8 +287,14 @@ def epoch_merge_aggregate(ctx: EpochContext, node: P.Aggregate, child: Lowered) 
         expiry = ctx.expiry("input", ctx.persist(key_frame(part, fcols(nk) + [TASK])))
     if distinct:
         part = _with_distinct(ctx, node, part, rows, expiry)
-    merges = [PAIR[a.name] for a in node.aggs]
-    return _fold(ctx, nk, part, "output", merges, lambda accs: accs, expiry)
+    avgs = [j for j, a in enumerate(node.aggs) if a.name == "AVG"]
+    merges = [PAIR["SUM" if a.name == "AVG" else a.name] for a in node.aggs] + [PAIR["COUNT"]] * len(avgs)
+    naggs = len(node.aggs)
+
+    def finish(accs: list[Column]) -> list[Column]:
+        count = dict(zip(avgs, accs[naggs:]))
+        return [_avg_finish(node, c, count[j], j) if j in count else c for j, c in enumerate(accs[:naggs])]
+    return _fold(ctx, nk, part, "output", merges, finish, expiry)
 
 
 def _fold(ctx: EpochContext, nk: int, part: DataFrame, name: str, merges: list, finish, expiry,
@@ -367,7 +436,9 @@ def epoch_group_aggregate(ctx: EpochContext, node: P.Aggregate, child: Lowered) 
     # A job restored from state that an earlier version of sqlengine wrote by recomputing
     # (its ``input`` multiset: COUNT(DISTINCT) took that path) keeps recomputing: the
     # merge path's pairs would start empty and count every value again.
-    if mergeable(node, child) and not (_counted_distinct(node) and ctx.stored("input")):
+    # So does one whose AVG recomputed before AVG merged.
+    if mergeable(node, child) and not ((_counted_distinct(node) or any(a.name == "AVG" for a in node.aggs))
+                                       and ctx.stored("input")):
         return epoch_merge_aggregate(ctx, node, child)
     # A job restored from state that recomputed this aggregate (its ``input`` multiset)
     # keeps recomputing: the signed sums would start from nothing.
