@@ -23,6 +23,7 @@ several statements of a job (``BatchContext.note_reads``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import ROUND_CEILING, ROUND_FLOOR, Context, Decimal
 from typing import Optional
 
 from sqlengine.plan import nodes as P
@@ -159,6 +160,9 @@ _FLIP = {"=": "=", "<>": "<>", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 def _comparison(op: str, a: P.Expr, b: P.Expr, fields) -> list:
     if isinstance(a, P.Lit):
         a, b, op = b, a, _FLIP[op]
+    scaled = _scaled(a, b, op, fields)
+    if scaled is not None:
+        return scaled
     path = _path(a, fields)
     if path is None or not isinstance(b, P.Lit) or b.value is None:
         return UNKNOWN
@@ -168,6 +172,46 @@ def _comparison(op: str, a: P.Expr, b: P.Expr, fields) -> list:
         or (t.root in ("VARCHAR", "STRING") and b.type.is_string and isinstance(v, str)) \
         or (t.root == "BOOLEAN" and b.type.root == "BOOLEAN" and isinstance(v, bool))
     return ["cmp", op, names, v] if same else UNKNOWN
+
+
+def _number(e: P.Expr) -> Optional[Decimal]:
+    """A numeric literal's exact value (integer or DECIMAL), else None."""
+    if not isinstance(e, P.Lit) or e.value is None or isinstance(e.value, bool):
+        return None
+    if (e.type.is_integer and isinstance(e.value, int)) or (e.type.root == "DECIMAL" and isinstance(e.value, (int, Decimal))):
+        return Decimal(e.value)
+    return None
+
+
+_EXACT = Context(prec=120)
+_LIMIT = 1 << 62  # a bound beyond it is not handed on
+
+
+def _scaled(a: P.Expr, b: P.Expr, op: str, fields) -> Optional[list]:
+    """``k * x op v`` (or ``x * k``) for an integer column ``x``, exact numeric literals
+    ``k`` (not 0) and ``v``, the product a DECIMAL that cannot overflow: the same rows as
+    a bound on ``x`` (Nexmark's q14, ``0.908 * price > 1000000``: ``price > 1101321``).
+    Exact, not weaker: an integer ``x`` is above ``v / k`` exactly when it is above its
+    floor, at least it exactly when at least its ceiling. (An integer product wraps on
+    overflow, as Flink's does: no bound holds for it.)"""
+    if not (type(a) is P.Call and a.name == "*" and len(a.args) == 2 and a.type.root == "DECIMAL"
+            and op in ("<", "<=", ">", ">=", "=", "<>")):
+        return None
+    x, k = (a.args[1], _number(a.args[0])) if _number(a.args[0]) is not None else (a.args[0], _number(a.args[1]))
+    v = _number(b)
+    path = _path(x, fields)
+    if k is None or k == 0 or v is None or path is None or not path[1].is_integer:
+        return None
+    if (a.type.precision or 38) >= 38:  # Flink's product type capped: it could overflow
+        return None
+    q = _EXACT.divide(v, k)
+    if k < 0:
+        op = _FLIP[op]
+    lo, hi = int(q.to_integral_value(ROUND_FLOOR)), int(q.to_integral_value(ROUND_CEILING))
+    if op in ("=", "<>") and lo != hi:  # no integer times k is v
+        return UNKNOWN
+    value = {">": lo, ">=": hi, "<": hi, "<=": lo, "=": lo, "<>": lo}[op]
+    return ["cmp", op, path[0], value] if abs(value) < _LIMIT else UNKNOWN
 
 
 def _path(e: P.Expr, fields) -> Optional[tuple[list, object]]:

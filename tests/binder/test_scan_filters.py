@@ -143,3 +143,20 @@ def test_in_and_between_in_all_their_forms():
          ["or", ["cmp", "<", ["person", "id"], 5], ["cmp", ">", ["person", "id"], 6]],
          ["not", ["or", ["cmp", "=", ["person", "name"], "a"], ["cmp", "=", ["person", "name"], "b"]]],
          ["cmp", "=", ["person", "city"], "c"]]
+
+
+def test_an_integer_scaled_by_a_decimal_literal_is_bounded_exactly():
+    """Nexmark's q14 filters on ``0.908 * price``: a DECIMAL product of an integer column,
+    the same rows as a bound on the column (its floor or ceiling), in every operator, the
+    literal on either side, a negative factor flipping it; an equality no integer meets,
+    an integer product (it wraps), and a DECIMAL column are left out."""
+    price = ["bid", "price"]
+    got = used("INSERT INTO out1 SELECT auction, extra FROM bid WHERE 0.908 * price > 1000000 "
+               "AND 0.908 * price < 50000000 AND price * 2.5 >= 7 AND 2.5 * price <= 12.5 AND 3 > price * -0.5 "
+               "AND 0.5 * price = 4 AND 0.5 * price <> 3;")
+    assert got == ["and", BID, ["cmp", ">", price, 1101321], ["cmp", "<", price, 55066080],
+                   ["cmp", ">=", price, 3], ["cmp", "<=", price, 5], ["cmp", ">", price, -6],
+                   ["cmp", "=", price, 8], ["cmp", "<>", price, 6]]
+    # (1101321 * 0.908 = 999999.468, 1101322 * 0.908 = 1000000.376: the bound is the floor)
+    assert used("INSERT INTO out1 SELECT auction, extra FROM bid WHERE 0.3 * price = 1 AND price * 3 > 10 "
+                "AND CAST(price AS DECIMAL(30, 2)) * 0.5 > 1;") == BID
