@@ -342,12 +342,13 @@ class TableResult:
 
 
 class CtrlC:
-    """While a live result is shown: Ctrl-C raises KeyboardInterrupt as Python's own handler
-    does, and is also remembered. A press that lands while Python runs a finalizer (py4j
-    releases JVM objects from weakref callbacks) has its KeyboardInterrupt printed as
-    "Exception ignored" and dropped; ``check`` between batches raises it again, so the
-    query is cancelled all the same. Only over Python's default handler in the main thread
-    (a script's handler, which stops jobs at an epoch boundary, is left alone)."""
+    """While a live result is shown: a Ctrl-C goes to the SIGINT handler there was
+    (Python's, or SparkContext's, which cancels Spark's jobs first), and one that raised
+    KeyboardInterrupt is also remembered. A press that lands while Python runs a finalizer
+    (py4j releases JVM objects from weakref callbacks) has its KeyboardInterrupt printed
+    as "Exception ignored" and dropped; ``check`` between batches raises it again, so the
+    query is cancelled all the same. A handler that does not raise (a script's, which
+    stops jobs at an epoch boundary) is left to do just that. Main thread only."""
 
     def __init__(self) -> None:
         self.pressed = False
@@ -357,27 +358,34 @@ class CtrlC:
     def __enter__(self) -> "CtrlC":
         import signal
         import threading
-        if (threading.current_thread() is threading.main_thread()
-                and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
+        if threading.current_thread() is threading.main_thread():
             self._previous = signal.signal(signal.SIGINT, self._pressed)
             self._hook = sys.unraisablehook
             sys.unraisablehook = self._unraisable
         return self
 
+    def _pressed(self, signum, frame) -> None:
+        import signal
+        previous = self._previous
+        try:
+            if callable(previous):
+                previous(signum, frame)
+            elif previous != signal.SIG_IGN:
+                raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            self.pressed = True
+            raise
+
     def _unraisable(self, info) -> None:
         if not (self.pressed and isinstance(info.exc_value, KeyboardInterrupt)):
             self._hook(info)  # a press dropped in a finalizer is not printed: ``check`` raises it
-
-    def _pressed(self, signum, frame) -> None:
-        self.pressed = True
-        raise KeyboardInterrupt
 
     def check(self) -> None:
         if self.pressed:
             raise KeyboardInterrupt
 
     def __exit__(self, *exc) -> None:
-        if self._previous is not None:
+        if self._hook is not None:
             import signal
             signal.signal(signal.SIGINT, self._previous)
             sys.unraisablehook = self._hook
