@@ -96,7 +96,7 @@ def _avg_sum_type(t) -> Optional[T.DataType]:
 def _avg_parts(node: P.Aggregate, at: list[int]) -> tuple[list[P.AggCall], list[int]]:
     """The partial aggregates of ``node.aggs[j]`` for ``j`` in ``at``, in order: AVG(x)
     [FILTER f] as SUM(CAST(x AS sum type)) [FILTER f], its count of values COUNT(x)
-    [FILTER f] after all of them (their positions, one per AVG: ``avg_counts``)."""
+    [FILTER f] after all of them (and the positions of the AVGs, in order)."""
     aggs, avgs = [], []
     for j in at:
         a = node.aggs[j]
@@ -110,8 +110,11 @@ def _avg_parts(node: P.Aggregate, at: list[int]) -> tuple[list[P.AggCall], list[
     return aggs + counts, avgs
 
 
+AVG_COUNT = "__avgn"  # the prefix of an AVG's count column in the partials and the state
+
+
 def _avg_count(j: int) -> str:
-    return f"__avgn{j}"
+    return f"{AVG_COUNT}{j}"
 
 
 def _avg_finish(node: P.Aggregate, total: Column, count: Column, j: int) -> Column:
@@ -259,7 +262,7 @@ def _with_distinct(ctx: EpochContext, node: P.Aggregate, part: DataFrame, rows: 
         if node.aggs[j].name == "AVG":  # its sum: its own type (the mean's comes at the end)
             return c.alias(f"f{nk + j}")
         return c.cast(node.aggs[j].type.to_spark()).alias(f"f{nk + j}")
-    counts = [c for c in part.columns if c.startswith("__avgn")]
+    counts = [c for c in part.columns if c.startswith(AVG_COUNT)]
     return joined.select(*[F.col(c) for c in fcols(nk)], *[value(j) for j in range(len(node.aggs))], *counts, TASK)
 
 
