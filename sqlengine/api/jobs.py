@@ -75,13 +75,23 @@ class UnknownJob(LookupError):
     """No job with this id in the session."""
 
 
+# A terminal state set before the job's end is known (``Job.cancel`` sets CANCELED while its
+# queries stop): Flink's transitional state until then, so a terminal state always has an end.
+_ENDING = {"CANCELED": "CANCELLING", "FAILED": "FAILING", "FINISHED": "RUNNING"}
+
+
 def _info(job) -> JobInfo:
-    end = job.end_time if job.done.is_set() else None
+    state = job_status(job)
+    end = job.end_time
+    if state in _ENDING and end is None:
+        state = _ENDING[state]
+    elif state not in _ENDING:
+        end = None
     error = None
     if job.error is not None:
         reason = str(job.error).strip().splitlines()
         error = (type(job.error).__name__, reason[0] if reason else type(job.error).__name__)
-    return JobInfo(job.job_id, job.name, job_status(job), int(job.start_time * 1000),
+    return JobInfo(job.job_id, job.name, state, int(job.start_time * 1000),
                    -1 if end is None else int(end * 1000), max(job.tasks, 1),
                    job.dag.streaming if job.dag is not None else True, error,
                    getattr(job, "restarts", 0), tuple(getattr(job, "failures", ())))

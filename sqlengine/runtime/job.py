@@ -457,9 +457,11 @@ class JobRunner:
             job.cancel()
         except Exception:  # noqa: BLE001 - a dead driver cannot stop its queries
             pass
-        job.status = "FAILED"
+        # Its exception history and end first, then the state: a reader that sees FAILED sees
+        # them too (``jobs._info``).
         job.failures.append(_failure(exc))
         job.end_time = job.failures[-1][0] / 1000  # the failure's time is the job's end (its exception history)
+        job.status = "FAILED"
         # A checkpoint in whose offsets log an epoch was planned must be restored, not started
         # afresh (``restorable``).
         hint = (f"to resume, SET 'execution.state-recovery.path' = '{job.checkpoint_root}'"

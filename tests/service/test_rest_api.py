@@ -232,3 +232,30 @@ INSERT INTO sink SELECT id FROM endless;
             proc.kill()
     assert proc.returncode == 1, err[-3000:]  # the failed job is reported at the script's end
     assert [ln for ln in err.splitlines() if ln.startswith("[ERROR]")] and "line 2" in err
+
+
+def test_a_terminal_state_is_shown_only_with_its_end_time():
+    """A job's state and its end are set by other threads than the REST API's: a state set
+    before the end is known (a cancel while the queries stop, a failure being recorded) is
+    shown as Flink's transitional state, so a FAILED or CANCELED job always has its end."""
+    from sqlengine.api.jobs import _info
+    from sqlengine.runtime.job import Job
+    from sqlengine.service.rest import overview_row
+
+    def shown(status, end_time=None, done=False):
+        job = Job("j", status=status, start_time=1000.0)
+        job.end_time = end_time
+        if done:
+            job.done.set()
+        info = _info(job)
+        row = overview_row(info, 2_000_000)
+        return info.state, row["end-time"], info.terminal
+
+    assert shown("FAILED") == ("FAILING", -1, False)
+    assert shown("FAILED", end_time=1500.0) == ("FAILED", 1_500_000, True)  # its failure's time, before done
+    assert shown("CANCELED") == ("CANCELLING", -1, False)
+    assert shown("CANCELED", end_time=1600.0, done=True) == ("CANCELED", 1_600_000, True)
+    assert shown("STOPPED") == ("RUNNING", -1, False)
+    assert shown("RUNNING", end_time=1700.0, done=True) == ("FINISHED", 1_700_000, True)
+    assert shown("RUNNING") == ("RUNNING", -1, False)
+    assert shown("RESTARTING", end_time=1500.0) == ("RESTARTING", -1, False)
