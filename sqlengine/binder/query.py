@@ -467,10 +467,14 @@ class QueryBinder:
                     raise UnsupportedError("ORDER BY of a set operation supports its output columns only",
                                            self.span(o))
                 keys.append(P.SortKey(index, not o.args.get("desc"), o.args.get("nulls_first")))
-            if self.streaming and (not keys or keys[0].index < 0 or
-                                   plan.schema[keys[0].index].type.time_attr is None):
+            # Flink's streaming sort without a limit is its TemporalSort: a time attribute,
+            # ascending, first (with a limit it is a Top-N over any keys).
+            if self.streaming and limit is None and (
+                    not keys or keys[0].index < 0 or not keys[0].ascending or
+                    plan.schema[keys[0].index].type.time_attr is None):
                 raise UnsupportedError(
-                    "Sort on a non-time-attribute field is not supported.", self.span(order))
+                    "Sort on a non-time-attribute field is not supported.",
+                    self.span(order.expressions[0].this) or self.span(order))
         if isinstance(limit, exp.Fetch):  # FETCH FIRST|NEXT [n] ROW[S] ONLY
             options = limit.args.get("limit_options")
             if options is not None and (options.args.get("with_ties") or options.args.get("percent")):

@@ -496,6 +496,25 @@ for _name in MATCH_CASES:
     case(_match_case(_name))
 
 
+# --------------------------------------------------------------------------- streaming ORDER BY / LIMIT
+
+SORT_CASES = {"sort_limit_global_top3": 141, "sort_limit_offset_fetch": 142, "sort_limit_over_group_by": 143,
+              "limit_first_rows": 144, "limit_offset_first_rows": 145, "temporal_sort_rowtime": 146,
+              "sort_error_not_time": 147, "sort_error_time_descending": 148, "sort_error_offset_without_fetch": 149}
+
+
+def _sort_case(name: str):
+    def gen():
+        rows = [{k: v for k, v in b.items() if k != "bidder"} for b in bids(random.Random(SORT_CASES[name]), 60, gap=20)]
+        write(name, "bid.jsonl", rows)
+    gen.__name__ = name
+    return gen
+
+
+for _name in SORT_CASES:
+    case(_sort_case(_name))
+
+
 def main(argv: list[str]) -> None:
     names = argv or sorted(GEN)
     for n in names:
