@@ -70,7 +70,7 @@ def mergeable(node: P.Aggregate, child: Lowered) -> bool:
     (``_distinct_partials``); MIN/MAX(DISTINCT x) are MIN/MAX(x); AVG(x) of a number is
     its sum and count of values (``_avg_parts``)."""
     return not child.updating and bool(node.keys) and not node.grouping_sets and all(
-        (a.name in MERGE or (a.name in MERGED_AVG and not a.distinct and _avg_sum_type(a.args[0].type) is not None))
+        (a.name in MERGE or (a.name in MERGED_AVG and not a.distinct and _sum_type(a.args[0].type) is not None))
         and a.function is None and (not a.distinct or a.name in DISTINCT_MERGE)
         and not any(has_map(x.type.to_spark()) for x in a.args) for a in node.aggs)
 
@@ -79,11 +79,12 @@ def mergeable(node: P.Aggregate, child: Lowered) -> bool:
 MERGED_AVG = {"AVG"}
 
 
-def _avg_sum_type(t) -> Optional[T.DataType]:
-    """The sum accumulator of AVG over ``t`` (Flink's AvgAggFunction's): BIGINT for
-    integral values (wrapping, as Flink's), DECIMAL(37, s) for DECIMAL(p, s) (``_sum_type``:
-    two of them add to a DECIMAL(38, s), where Spark would round a sum of two DECIMAL(38, s)
-    to fewer digits), DOUBLE for FLOAT/DOUBLE; None for any other argument (it recomputes)."""
+def _sum_type(t) -> Optional[T.DataType]:
+    """A sum's accumulator over values of type ``t`` (Flink's sum and AvgAggFunction
+    accumulators): BIGINT for integral values (wrapping, as Flink's), DECIMAL(37, s) for
+    DECIMAL(p, s) (two of them add to a DECIMAL(38, s), where Spark would narrow the scale
+    of a sum of two DECIMAL(38, s)), DOUBLE for FLOAT/DOUBLE; None for any other type (the
+    aggregate recomputes)."""
     if t.is_integer:
         return T.BIGINT()
     if t.root == "DECIMAL" and (t.scale or 0) <= 37:
@@ -101,7 +102,7 @@ def _avg_parts(node: P.Aggregate, at: list[int]) -> tuple[list[P.AggCall], list[
     for j in at:
         a = node.aggs[j]
         if a.name == "AVG":
-            t = _avg_sum_type(a.args[0].type)
+            t = _sum_type(a.args[0].type)
             aggs.append(P.AggCall("SUM", (P.Cast(t, a.args[0]),), t, filter=a.filter))
             avgs.append(j)
         else:
@@ -397,7 +398,7 @@ def epoch_signed_aggregate(ctx: EpochContext, node: P.Aggregate, child: Lowered)
             counted = counted & v.isNotNull()
         partials.append(F.coalesce(F.sum(F.when(counted, F.col(COUNT))), F.lit(0)).cast("long").alias(f"n{j}"))
         if a.name != "COUNT":
-            t = _sum_type(a.args[0].type)
+            t = _sum_type(a.args[0].type).to_spark()
             x = values[0].cast(t)
             partials.append(F.coalesce(F.sum(F.when(counted, F.when(plus, x).otherwise(-x))),
                                        F.lit(0).cast(t)).cast(t).alias(f"s{j}"))
@@ -419,13 +420,6 @@ def epoch_signed_aggregate(ctx: EpochContext, node: P.Aggregate, child: Lowered)
                 out.append(F.when(n > 0, exact_avg(at[f"s{j}"], n, a.args[0].type, a.type)))
         return out
     return _fold(ctx, nk, part, "acc", merges, finish, None, rows=ROWS)
-
-
-def _sum_type(t) -> str:
-    """A signed sum's accumulator: BIGINT for integral values (wrapping as Flink's sums
-    do), DECIMAL(37, s) for DECIMAL ones: two of them add to a DECIMAL(38, s) (at 38
-    digits Spark would narrow the scale of the sum)."""
-    return "long" if t.is_integer else f"decimal(37,{t.scale})"
 
 
 def _equal(pairs) -> Column:

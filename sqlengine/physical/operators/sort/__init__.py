@@ -114,7 +114,7 @@ def _first_rows(ctx: EpochContext, node: P.Sort, child: Lowered) -> Lowered:
     if seen >= wanted or child.empty:
         return ctx.nothing(updating=False)
     width = len(node.input.schema)
-    arrived = child.df.select(*fcols(width)).withColumn("__seq", F.monotonically_increasing_id())
+    arrived = drop_eoi(child).df.select(*fcols(width)).withColumn("__seq", F.monotonically_increasing_id())
     taken = arrived.withColumn("__n", F.row_number().over(Window.orderBy("__seq")) + F.lit(seen)) \
         .where(F.col("__n") <= wanted)
     taken = ctx.persist(taken)
