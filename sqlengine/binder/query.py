@@ -431,8 +431,8 @@ class QueryBinder:
         for o in extra:
             wider.append("expressions", exp.alias_(o.this.copy(), hidden[id(o)], quoted=True))
         wider.set("order", exp.Order(expressions=[
-            exp.Ordered(this=exp.column(hidden[id(o)], quoted=True) if id(o) in hidden else o.this.copy(),
-                        desc=o.args.get("desc"), nulls_first=o.args.get("nulls_first"))
+            exp.Ordered(this=_placed(exp.column(hidden[id(o)], quoted=True), o.this) if id(o) in hidden
+                        else o.this.copy(), desc=o.args.get("desc"), nulls_first=o.args.get("nulls_first"))
             for o in order.expressions]))
         sorted_ = self.order_limit(wider, self.bind_select(wider))
         return P.Calc(sorted_, tuple(_ref(sorted_, i) for i in range(width)), tuple(plan.names()))
@@ -628,3 +628,10 @@ def _varchar(t: T.DataType) -> T.DataType:
     return T.VARCHAR(t.precision or 1, t.nullable) if t.root == "CHAR" else t
 
 
+def _placed(e: exp.Expression, at: exp.Expression) -> exp.Expression:
+    """``e`` at ``at``'s place in the source (an error about it points there)."""
+    for sub in at.walk():
+        if "start" in (getattr(sub, "_meta", None) or {}):
+            e.meta.update(sub.meta)
+            break
+    return e
