@@ -630,7 +630,7 @@ def _varchar(t: T.DataType) -> T.DataType:
 
 def _placed(e: exp.Expression, at: exp.Expression) -> exp.Expression:
     """``e`` at ``at``'s place in the source (an error about it points there)."""
-    for sub in at.walk():
+    for sub in at.walk(bfs=False):
         if "start" in (getattr(sub, "_meta", None) or {}):
             e.meta.update(sub.meta)
             break

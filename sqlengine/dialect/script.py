@@ -32,8 +32,9 @@ class Statement:
 
 
 def span_of(node: exp.Expression, source: str) -> Span | None:
-    """The span of ``node`` (from position meta of its first positioned descendant)."""
-    for sub in node.walk():
+    """The span of ``node``: its first positioned token, leftmost first (depth first, as
+    Calcite places an expression at its start)."""
+    for sub in node.walk(bfs=False):
         meta = getattr(sub, "_meta", None) or {}
         if "start" in meta:
             return Span(source, meta["start"], meta["end"] + 1)

@@ -16,6 +16,7 @@ DDL = """CREATE TABLE t (id INT, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
     ("SELECT id, ts FROM t ORDER BY ts DESC", "ts"),
     ("SELECT id FROM t ORDER BY ts DESC", "ts"),  # a key the SELECT list lacks
     ("SELECT id FROM t ORDER BY v, ts", "v"),
+    ("SELECT id FROM t ORDER BY v + 1, ts", "v"),  # an expression: at its start, as Calcite places one
 ])
 def test_a_sort_without_a_limit_must_start_with_a_time_attribute_ascending(sql, key):
     s = session()
