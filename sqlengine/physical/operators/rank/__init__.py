@@ -7,7 +7,7 @@ from __future__ import annotations
 from sqlengine.hidden import Lowered, drop_eoi
 from sqlengine.physical.operator import Operator, register
 from sqlengine.physical.operators.rank.batch import batch_rank
-from sqlengine.physical.operators.rank.epoch import epoch_rank, is_window_rank
+from sqlengine.physical.shared.rank_epoch import epoch_rank, is_window_rank
 from sqlengine.plan import nodes as P
 from sqlengine.plan.dag import ALL_KINDS, INSERT_ONLY, Edge, hash_edge
 from sqlengine.runtime.context import BatchContext, EpochContext

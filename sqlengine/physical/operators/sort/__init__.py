@@ -25,7 +25,7 @@ from sqlengine.errors import UnsupportedError
 from sqlengine.functions.varying import above
 from sqlengine.hidden import Lowered, drop_eoi, fcols
 from sqlengine.physical.operator import Operator, register
-from sqlengine.physical.operators.rank.epoch import epoch_rank
+from sqlengine.physical.shared.rank_epoch import epoch_rank
 from sqlengine.physical.shared.windows import fire_closed
 from sqlengine.plan import nodes as P
 from sqlengine.plan.dag import ALL_KINDS, FORWARD, INSERT_ONLY, SINGLE, Edge

@@ -1,4 +1,5 @@
-"""Rank (Top-N, deduplication) in an epoch.
+"""Rank (Top-N, deduplication) in an epoch: the Rank operator's, and the streaming
+SortLimit's (a global Top-N; physical/operators/sort).
 
 * Partitioned by a window's bounds (window Top-N / window deduplication): rows wait
   until the watermark closes their window; closed windows are ranked as a batch and
