@@ -193,6 +193,8 @@ def run(query: str, side: str, bs: str, tmp: Path, lines: list[str], args, jar: 
     if side == "flink":  # (Flink keeps checkpoints in the JobManager's memory, 5 MB at most, without a dir)
         conf["pipeline.jars"] = f"file://{jar}"
         conf["execution.checkpointing.dir"] = "file://" + conf["execution.checkpointing.dir"]
+    else:
+        conf.update(kv.split("=", 1) for kv in args.set)
     spec = tmp / f"{query}-{side}.json"
     spec.write_text(json.dumps({"side": side, "conf": conf, "statements": statements(query, bs, src, out)}))
     log = tmp / f"{query}-{side}.log"
@@ -244,6 +246,8 @@ def main() -> None:
     ap.add_argument("--queries", default="q1,q5,q7")
     ap.add_argument("--no-flink", action="store_true")
     ap.add_argument("--flink-python", default=FLINK_PYTHON)
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="a setting of sqlengine's side (e.g. sqlengine.state.write-threads=0)")
     ap.add_argument("--json", default=str(REPO / "benchmarks" / "results" / "nexmark_latency.json"))
     args = ap.parse_args()
     from tests.connectors.kafka.broker import Broker, maven_jars

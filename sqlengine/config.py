@@ -14,7 +14,7 @@ UPPER_BOUND_MAX_PARALLELISM = 1 << 15
 DEFAULT_PARALLELISM = 2
 
 
-def _positive_int(conf: dict[str, str], key: str) -> int | None:
+def _positive_int(conf: dict[str, str], key: str, minimum: int = 1) -> int | None:
     raw = (conf.get(key) or "").strip()
     if not raw:
         return None
@@ -24,8 +24,9 @@ def _positive_int(conf: dict[str, str], key: str) -> int | None:
         raise ValidationError(f"Invalid value for '{key}': '{raw}' is not an integer.") from None
     if value == -1 and key == PARALLELISM:  # Flink's "use the default"
         return None
-    if value <= 0:
-        raise ValidationError(f"Invalid value for '{key}': {value} must be positive.")
+    if value < minimum:
+        bound = "positive" if minimum == 1 else f"{minimum} or more"
+        raise ValidationError(f"Invalid value for '{key}': {value} must be {bound}.")
     return value
 
 
@@ -114,6 +115,17 @@ def source_idle_timeout_ms(conf: dict[str, str]) -> int:
 
 
 MAX_ROWS_PER_EPOCH = "sqlengine.source.max-rows-per-epoch"
+STATE_WRITE_THREADS = "sqlengine.state.write-threads"
+DEFAULT_STATE_WRITE_THREADS = 4
+
+
+def write_threads(conf: dict[str, str]) -> int:
+    """How many of an epoch's state writes run at once off the epoch's thread
+    (``EpochRun.background``); 0: each inline, one after another."""
+    value = _positive_int(conf, STATE_WRITE_THREADS, minimum=0)
+    return DEFAULT_STATE_WRITE_THREADS if value is None else value
+
+
 DEFAULT_MAX_ROWS_PER_EPOCH = 2_000_000  # chosen by measurement: benchmarks/README.md
 
 

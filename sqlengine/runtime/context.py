@@ -186,13 +186,53 @@ class EpochRun:
     now_ms: int = field(default_factory=lambda: int(time.time() * 1000))
     wm: dict = field(default_factory=dict)  # PhysicalNode -> its watermark after this epoch
     persisted: list[DataFrame] = field(default_factory=list)
+    # The driver's threads for state writes (``background``); None: each write runs inline.
+    pool: Any = None
+    pending: list = field(default_factory=list)
 
     def persist(self, df: DataFrame) -> DataFrame:
         df = df.persist(EPOCH_CACHE)
         self.persisted.append(df)
         return df
 
+    def background(self, write: Callable[[], None]) -> None:
+        """Run ``write`` (a state version's Spark job) on one of the driver's threads while
+        the epoch's lowering goes on: the next operators' plans are analysed while it runs,
+        and the epoch's writes run side by side (a small epoch's jobs leave most of the
+        cores idle: each is Spark's fixed cost of planning and scheduling). The thread
+        carries the epoch's Spark local properties (its job group: stopping the query
+        cancels the write). ``wait`` before anything the writes must precede."""
+        if self.pool is None:
+            write()
+            return
+        sc = self.store.spark.sparkContext
+        props = sc._jsc.sc().getLocalProperties().clone()
+
+        def run() -> None:
+            sc._jsc.sc().setLocalProperties(props)
+            try:
+                write()
+            finally:
+                sc._jsc.sc().setLocalProperties(sc._jvm.java.util.Properties())
+        self.pending.append(self.pool.submit(run))
+
+    def wait(self) -> None:
+        """Until every write started by ``background`` has ended; raises the first one's error."""
+        pending, self.pending = self.pending, []
+        error = None
+        for f in pending:
+            try:
+                f.result()
+            except BaseException as err:  # noqa: BLE001 - every write ends before the first error is raised
+                error = error or err
+        if error is not None:
+            raise error
+
     def release(self) -> None:
+        try:
+            self.wait()  # (no frame is unpersisted under a write still reading it)
+        except BaseException:  # noqa: BLE001 - the epoch is failing already
+            pass
         for df in reversed(self.persisted):
             df.unpersist()
         self.persisted.clear()
@@ -238,7 +278,8 @@ class EpochContext(BatchContext):
         the columns ``keys`` (names, or expressions over the columns as the exchange
         hashes the key; none: one key group), versioned by epoch. Its rows are read with
         the ``__task`` that owns their key group (``exchange``)."""
-        return self.run.store.table(self.run.ids[self.node], name, schema, keys, self.node.parallelism)
+        return self.run.store.table(self.run.ids[self.node], name, schema, keys, self.node.parallelism,
+                                    self.run.background)
 
     def touched(self, keys: DataFrame, *tables: Table) -> Touched:
         """An epoch's key frame ``keys`` (``delta.key_frame``), persisted, to select rows of

@@ -29,6 +29,7 @@ from typing import Any, Callable, Optional
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from sqlengine.config import write_threads
 from sqlengine.faults import reached
 from sqlengine.hidden import EOI, EOI_ANY, SPLIT, TAG, Lowered
 from sqlengine.plan.dag import Dag, PhysicalNode
@@ -123,6 +124,8 @@ class EpochDriver:
         # Restored into a changed query: the nodes whose kept facts (watermark, small facts)
         # and state carry over (runner.check_restore); the others start afresh.
         self.claimed: Optional[frozenset] = None
+        self._threads = write_threads(job.conf)  # (validated before the query starts)
+        self._pool = None  # the state writes' threads (``_writers``)
 
     def started(self, query_id: str) -> None:
         self.query_id = query_id
@@ -177,7 +180,8 @@ class EpochDriver:
                 meta_in[per_node] = {k: v for k, v in (meta_in.get(per_node) or {}).items() if k in self.claimed}
         ended: list[bool] = []
         run = EpochRun(epoch_id, self.store, meta_in, {}, self.ids, self.watermarked, self.lookups,
-                       lambda n: self._delta(batch, n, rows), lambda n: ended[self.scans.index(n)])
+                       lambda n: self._delta(batch, n, rows), lambda n: ended[self.scans.index(n)],
+                       pool=self._writers())
         try:
             if facts is None:
                 ended, rows = self._count(batch, meta_in)
@@ -191,7 +195,9 @@ class EpochDriver:
             run.splits = {} if self._draining else self._splits(epoch_id)
             if all(ended):
                 reached("end-of-input")
-            for out, consume in zip(lower_epoch(self.job, self.dag, run), self.consumers):
+            outs = lower_epoch(self.job, self.dag, run)
+            run.wait()  # the operators' state written before any sink takes the epoch
+            for out, consume in zip(outs, self.consumers):
                 reached("before-sink")
                 consume(out, epoch_id)
             reached("after-sink")
@@ -213,6 +219,14 @@ class EpochDriver:
             run.release()
             if persisted:
                 batch.unpersist()
+
+    def _writers(self):
+        """The threads that write the operators' state versions (``EpochRun.background``),
+        ``sqlengine.state.write-threads`` of them; None (``0``): each write runs inline."""
+        if self._pool is None and self._threads:
+            from concurrent.futures import ThreadPoolExecutor
+            self._pool = ThreadPoolExecutor(max_workers=self._threads, thread_name_prefix="sqlengine-state-write")
+        return self._pool
 
     def _entry(self, epoch: int):
         """The offsets log entry of ``epoch`` (``_offsets_entry``), read once per epoch:

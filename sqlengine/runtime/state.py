@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Callable, Optional, Sequence, Union
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
@@ -53,7 +53,7 @@ class Table:
     """One versioned state table of one operator (see the module docstring)."""
 
     def __init__(self, spark, path: str, schema: StructType, keys: Sequence[Union[str, Column]], groups: int,
-                 tasks: int):
+                 tasks: int, background: Optional[Callable[[Callable[[], None]], None]] = None):
         schema = StructType([f for f in schema.fields if f.name != TASK])  # never stored: it depends on the tasks
         names = schema.fieldNames()
         assert "e" not in names and KEY_GROUP not in names, names  # the folders' partition column, ours
@@ -64,6 +64,7 @@ class Table:
         self.keys = list(keys)
         self.groups = groups
         self.tasks = tasks
+        self.background = background  # runs a version's write off the caller's thread (EpochRun.background)
 
     def key_group(self) -> Column:
         """A row's key group: ``pmod(hash(keys), max-parallelism)``, as the exchange computes it."""
@@ -104,14 +105,24 @@ class Table:
                          task_of(F.col(KEY_GROUP), self.tasks, self.groups).alias(TASK))
 
     def write(self, epoch: int, df: DataFrame, snapshot: bool) -> None:
-        """Write this epoch's version: a full ``snapshot`` or a delta."""
+        """Write this epoch's version: a full ``snapshot`` or a delta. With ``background``
+        (an epoch's write threads, ``EpochRun.background``) the version's frame is built here
+        and written there while the caller goes on; the epoch waits for it before its sinks.
+        Retention then deletes only versions older than the snapshot this epoch reads, so a
+        job of the same epoch still reading the table never loses a file."""
         target = self._dir(epoch)
         rows = df.select(*[F.col(f"`{f.name}`") for f in self.schema.fields], self.key_group().alias(KEY_GROUP))
-        rows.write.mode("overwrite").parquet(target)
-        reached("state-write")
-        if snapshot:
-            fs.touch(os.path.join(target, "_BASE"))
-        self._retain(epoch)
+
+        def finish() -> None:
+            rows.write.mode("overwrite").parquet(target)
+            reached("state-write")
+            if snapshot:
+                fs.touch(os.path.join(target, "_BASE"))
+            self._retain(epoch)
+        if self.background is None:
+            finish()
+        else:
+            self.background(finish)
 
     def chain_length(self, epoch: int) -> int:
         return len(self.versions(epoch)[1])
@@ -139,11 +150,11 @@ class StateStore:
         self.groups = groups  # key groups (pipeline.max-parallelism)
 
     def table(self, op_id: str, name: str, schema: StructType, keys: Sequence[Union[str, Column]],
-              tasks: int) -> Table:
+              tasks: int, background: Optional[Callable[[Callable[[], None]], None]] = None) -> Table:
         """An operator's state table; ``keys``: its columns (or expressions over them)
         holding the operator's key, as its exchange hashes it (none: one key group);
         ``tasks``: the operator's tasks (1 behind a ``single`` edge)."""
-        return Table(self.spark, os.path.join(self.root, op_id, name), schema, keys, self.groups, tasks)
+        return Table(self.spark, os.path.join(self.root, op_id, name), schema, keys, self.groups, tasks, background)
 
     def written(self, op_id: str, name: str, before: int) -> bool:
         """Whether the operator's table ``name`` has a version from an epoch ``< before``."""
