@@ -33,8 +33,8 @@ and warmed up first, as in a running shell); events/s = events / those seconds. 
 seconds and peak RSS are the whole process tree's (sampled with psutil), from start to
 exit. The table shows medians over rounds; Flink's column is the faster of its two
 configurations per query; ratio = sqlengine events/s / Flink's. Results go to
-``--json`` (default benchmarks/results/nexmark.json) and a bar chart to
-``benchmarks/results/nexmark.png``.
+``--json`` (default benchmarks/results/nexmark.json) and a bar chart beside it (the same
+name with ``.png``, or ``--chart``).
 
 q13's side input is upstream's 10,000 ``key,value`` lines; upstream declares it with the
 legacy ``connector.type = filesystem`` table, a lookup source in Flink 1.x; in Flink 2.3 a
@@ -461,7 +461,7 @@ def main() -> None:
                     help="a setting of sqlengine's side (e.g. sqlengine.kafka.arrow-json=false)")
     ap.add_argument("--dump", help="a folder to write every output topic's records to (<topic>.jsonl)")
     ap.add_argument("--json", default=str(REPO / "benchmarks" / "results" / "nexmark.json"))
-    ap.add_argument("--chart", default=str(REPO / "benchmarks" / "results" / "nexmark.png"))
+    ap.add_argument("--chart", help="the bar chart's PNG (default: --json's path with .png)")
     args = ap.parse_args()
     from tests.connectors.kafka.broker import Broker, maven_jars
     queries = [q for q in args.queries.split(",") if q]
@@ -531,7 +531,7 @@ def main() -> None:
     print()
     print(text)
     try:
-        chart(rows, Path(args.chart), args.events)
+        chart(rows, Path(args.chart) if args.chart else Path(args.json).with_suffix(".png"), args.events)
     except ImportError as e:
         print(f"# no chart: {e}")
     if problems:
