@@ -13,7 +13,7 @@ import pytest
 from sqlengine.errors import ValidationError
 from sqlengine.runtime.context import EpochRun
 from sqlengine.runtime.state import StateStore
-from tests.runtime.changelog_util import run, run_both, write_jsonl
+from tests.runtime.changelog_util import materialize, run, run_both, write_jsonl
 
 GROUP = "spark.jobGroup.id"
 
@@ -101,7 +101,6 @@ def test_every_job_of_a_streaming_query_is_in_its_job_group(spark, tmp_path, bid
     expected = Counter()
     for c in set(counts.values()):
         expected[(c, sum(1 for v in counts.values() if v == c), max(top[b] for b in counts if counts[b] == c))] = 1
-    from tests.runtime.changelog_util import materialize
     assert materialize(changes) == expected
     assert {c[0] for c in changes} >= {"+I", "-U", "+U"}, "several epochs"
 
