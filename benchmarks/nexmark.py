@@ -9,12 +9,13 @@ Kafka topic, every output checked (issue 24).
    events share a time and the queries' answers are a function of the events; each
    partition holds its events in time order, so neither engine sees a late event).
 2. For every query (upstream's text, benchmarks/nexmark/queries; only the DDL adapted, see
-   ``script``) and every round, each side runs as a whole process of its own, in an order
-   that alternates between rounds: ``sqlengine`` (parallelism 2, Spark ``local[2]``),
-   ``flink`` under Flink's defaults and ``flink-nexmark`` under Nexmark's configuration
-   (``table.exec.mini-batch.*`` 2 s / 50,000 rows, ``table.optimizer.distinct-agg.split
-   .enabled``; its RocksDB state backend is not taken: the default heap backend is faster
-   here), both parallelism 2 through ``flink-sql-connector-kafka`` from Maven Central.
+   ``script``, and q23's ``dateTime`` quoted: ``suite.QUOTED``) and every round, each side runs
+   as a whole process of its own, in an order that alternates between rounds: ``sqlengine``
+   (parallelism 2, Spark ``local[2]``), ``flink`` under Flink's defaults and ``flink-nexmark``
+   under Nexmark's configuration (``table.exec.mini-batch.*`` 2 s / 50,000 rows,
+   ``table.optimizer.distinct-agg.split.enabled``; its RocksDB state backend is not taken: the
+   default heap backend is faster here), both parallelism 2 through
+   ``flink-sql-connector-kafka`` from Maven Central.
    Optionally (``--in-process``) ``sqlengine-gen``: sqlengine on its in-process ``nexmark``
    connector instead of Kafka. Every side reads the topic from the earliest offset to the
    latest (``scan.bounded.mode``), checkpoints every ``--interval`` and writes to a Kafka
@@ -150,6 +151,8 @@ def script(query: str, side: str, bootstrap: str, topic: str, side_input: str, e
             out.append(st)
         elif head.startswith("INSERT") and flink and query == "q13":
             out.append(st.replace("FOR SYSTEM_TIME AS OF B.p_time ", ""))
+        elif head.startswith("INSERT"):
+            out.append(suite.quoted(query, st))
         else:
             out.append(st)
     return out

@@ -109,11 +109,16 @@ def statements(query: str, source: str, side_input: str | None = None,
             before.append(st)
     if select is None:
         raise ValueError(f"{query} has no INSERT")
-    for old, new in [] if upstream else QUOTED.get(query, []):
-        if old not in select:
+    return before, select if upstream else quoted(query, select)
+
+
+def quoted(query: str, text: str) -> str:
+    """The query's text (its INSERT or SELECT) with what ``QUOTED`` quotes quoted."""
+    for old, new in QUOTED.get(query, []):
+        if old not in text:
             raise ValueError(f"{query}: upstream's text changed, {old!r} is not in it")
-        select = select.replace(old, new)
-    return before, select
+        text = text.replace(old, new)
+    return text
 
 
 # -- outputs -----------------------------------------------------------------------------
