@@ -466,6 +466,8 @@ def main() -> None:
     ap.add_argument("--json", default=str(REPO / "benchmarks" / "results" / "nexmark.json"))
     ap.add_argument("--chart", help="the bar chart's PNG (default: --json's path with .png)")
     args = ap.parse_args()
+    if args.profile:
+        Path(args.profile).mkdir(parents=True, exist_ok=True)
     from tests.connectors.kafka.broker import Broker, maven_jars
     queries = [q for q in args.queries.split(",") if q]
     sides = ["sqlengine"] + (["sqlengine-gen"] if args.in_process else [])
