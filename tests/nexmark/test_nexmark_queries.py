@@ -1,7 +1,8 @@
 """Every Nexmark query, as upstream wrote it (benchmarks/nexmark/queries; q23's ``dateTime``
 quoted, as Flink needs: suite.QUOTED), over the first 100,000 events of the ``nexmark``
-connector, answers as Apache Flink 2.3 answered over the same events (tests/nexmark/expected, recorded by tests/nexmark/flink_oracle.py): the same
-rows (materialized for updating queries), by count and digest."""
+connector, answers as Apache Flink 2.3 answered over the same events (tests/nexmark/expected,
+recorded by tests/nexmark/flink_oracle.py): the same rows (materialized for updating
+queries), by count and digest."""
 from __future__ import annotations
 
 import json
