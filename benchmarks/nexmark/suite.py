@@ -4,8 +4,9 @@
 Only the DDL is adapted (``ADAPTED``): the source table, q14's function (a Python UDF,
 benchmarks/nexmark/udf.py, for upstream's Java ``CountChar``) and q13's side input (a
 modern ``filesystem`` table for upstream's legacy ``connector.type`` one). One query's text
-is (``QUOTED``): Flink 2.3 refuses upstream's q23 as written, and so does sqlengine, with the
-same error (``statements(..., upstream=True)``; tests/nexmark/test_nexmark_queries.py). A query's
+is adapted too (``QUOTED``): Flink 2.3 refuses upstream's q23 as written, and so does
+sqlengine, with the same error (``statements(..., upstream=True)``;
+tests/nexmark/test_nexmark_queries.py). A query's
 result is its INSERT's SELECT, collected as a changelog and materialized (an append-only
 query's rows are its changelog's inserts), then compared by row count and a digest of the
 sorted canonical rows. Plain Python: the Flink oracle (tests/nexmark/flink_oracle.py)
