@@ -194,13 +194,10 @@ def driver_conf(conf: Optional[dict[str, str]]) -> dict[str, str]:
     optimizer rules they exclude, keep ours."""
     merged = dict(_DEFAULTS)
     merged.update(conf or {})
-    for key in (DRIVER_JAVA_OPTIONS, EXECUTOR_JAVA_OPTIONS):
+    for key, separator in ((DRIVER_JAVA_OPTIONS, " "), (EXECUTOR_JAVA_OPTIONS, " "), (OPTIMIZER_EXCLUDED_RULES, ",")):
         user = (conf or {}).get(key)
         if user:
-            merged[key] = f"{_DEFAULTS[key]} {user}"
-    user = (conf or {}).get(OPTIMIZER_EXCLUDED_RULES)
-    if user:  # the user's rules are excluded too
-        merged[OPTIMIZER_EXCLUDED_RULES] = f"{_DEFAULTS[OPTIMIZER_EXCLUDED_RULES]},{user}"
+            merged[key] = f"{_DEFAULTS[key]}{separator}{user}"
     if _serial_gc_fits(merged):
         merged[DRIVER_JAVA_OPTIONS] += " -XX:+UseSerialGC"
     heap = _mebibytes(merged.get("spark.driver.memory", "1g"))
