@@ -4,7 +4,7 @@ confluent-kafka's ``consume`` makes a ``Message`` (and a ``bytes`` per value) fo
 record: 1.75 µs an event of the reader's ~4.3 at 10M Nexmark events (benchmarks/README.md,
 "The Kafka reader without a Python object per record"). This module drives the same
 librdkafka (the copy confluent-kafka ships, through ``ctypes``) and reads the records of a
-``rd_kafka_consume_batch_queue`` batch with loops compiled by numba: their fields land in
+``rd_kafka_consume_batch_queue`` batch with loops compiled by llvmlite: their fields land in
 NumPy arrays and their payloads are copied once into a buffer from which Arrow's arrays
 (and the JSON decoder's input, connectors/formats/json_arrow.py) are built.
 
@@ -13,7 +13,7 @@ The contract is the reader's (connectors/kafka/reader.py): ``assign`` at start o
 records and errors a batch yields are those of confluent-kafka's ``consume`` on the same
 configuration (tests/connectors/kafka/test_native_reader.py compares the two paths' Arrow
 batches). ``rd_kafka_message_t`` and ``rd_kafka_topic_partition_t`` are librdkafka's public
-structs (unchanged since 1.0); a 64-bit platform is required. Without numba, or without a
+structs (unchanged since 1.0); a 64-bit platform is required. Without llvmlite, or without a
 loadable librdkafka, ``available()`` is false and the reader uses confluent-kafka.
 """
 from __future__ import annotations
@@ -120,7 +120,7 @@ def _lib():
 
 @lru_cache(maxsize=None)
 def _kernels():
-    """The compiled loops (numba, cached on disk), or None without numba."""
+    """The compiled loops (connectors/kafka/native_kernels.py), or None without llvmlite."""
     try:
         from connectors.kafka import native_kernels
     except ImportError:

@@ -14,7 +14,7 @@ empty micro-batch was planned). ``src`` tags one scan's offsets.
 
 A task reads its ranges with its own consumer (``assign`` at the start offset): the
 loops of connectors/kafka/native.py over librdkafka's records (no Python object per
-record), or confluent-kafka's ``Consumer`` when headers are read or numba is missing; the
+record), or confluent-kafka's ``Consumer`` when headers are read or llvmlite is missing; the
 two yield the same batches (tests/connectors/kafka/test_native_reader.py). It reads until
 its position reaches the end offset: the position moves over transaction markers and,
 with ``read_committed``, over aborted records, so a range may yield fewer records than
@@ -229,7 +229,7 @@ def eoi_batch(fields: list[str], options: dict) -> pa.RecordBatch:
 
 def _native(options: dict, fields: list[str]) -> bool:
     """Whether to read with connectors/kafka/native.py (records without a Python object
-    each): unless ``native`` is ``false`` (tests compare the two paths), numba or
+    each): unless ``native`` is ``false`` (tests compare the two paths), llvmlite or
     librdkafka is missing, or headers are read (a rare field: confluent-kafka's path)."""
     if options.get("native", "true") == "false" or "__headers" in fields:
         return False

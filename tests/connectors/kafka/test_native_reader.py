@@ -35,7 +35,7 @@ def _value(i: int):
 
 
 def test_both_paths_give_the_same_batches(kafka_bootstrap):
-    assert native.available(), "numba and librdkafka are dependencies: the native path must load"
+    assert native.available(), "llvmlite and librdkafka are dependencies: the native path must load"
     a, b = new_topic(kafka_bootstrap, 2), new_topic(kafka_bootstrap, 1)
     produce(kafka_bootstrap, a, ({"value": _value(i), "key": (None if i % 5 == 0 else f"k{i}"), "partition": i % 2,
                                   "timestamp": 1_672_567_200_000 + i} for i in range(60)))
