@@ -123,6 +123,7 @@ def _kernels():
     """The compiled loops (connectors/kafka/native_kernels.py), or None without llvmlite."""
     try:
         from connectors.kafka import native_kernels
+        native_kernels.compiled()  # (llvmlite is imported here)
     except ImportError:
         return None
     return native_kernels

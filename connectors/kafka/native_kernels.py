@@ -2,9 +2,9 @@
 written in LLVM IR and compiled in-process by llvmlite (LLVM's JIT, without numba).
 
 numba compiled these loops before; importing it and loading its cached code cost each
-Kafka reader process ~145 MB (its typing and lowering machinery), against ~30 MB here plus
-llvmlite's shared library, which the processes share (benchmarks/README.md, "The Kafka
-readers' compiled loops without numba"). The loops only load the public fields of
+Kafka reader process ~145 MB of RSS, ~40 MB of it private (its typing and lowering
+machinery); llvmlite adds ~2 MB of private memory and its library (~63 MB mapped, shared by
+the processes) (benchmarks/README.md, "The Kafka readers' compiled loops without numba"). The loops only load the public fields of
 ``rd_kafka_message_t`` (connectors/kafka/rdkafka_abi.py), copy payloads with ``memcpy`` and
 call librdkafka's functions at the addresses they are given; nothing process-specific is
 compiled in, and each process compiles them once (a few tens of milliseconds).
@@ -134,8 +134,9 @@ _SIGNATURES = {
 
 
 @lru_cache(maxsize=None)
-def _compiled() -> dict:
-    """The functions, compiled once per process (the engine is kept with them)."""
+def compiled() -> dict:
+    """The functions, compiled once per process (the engine is kept with them); ImportError
+    without llvmlite."""
     import llvmlite.binding as llvm
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
@@ -157,7 +158,7 @@ def _data(array: np.ndarray, dtype) -> int:
 def scan(ptrs, err, rkt, partition, offset, value_len, key_len) -> None:
     """Each message's error code, topic handle, partition and offset; its value's and key's
     lengths (-1: NULL)."""
-    _compiled()["scan"](_data(ptrs, np.uint64), len(ptrs), _data(err, np.int32), _data(rkt, np.uint64),
+    compiled()["scan"](_data(ptrs, np.uint64), len(ptrs), _data(err, np.int32), _data(rkt, np.uint64),
                         _data(partition, np.int32), _data(offset, np.int64), _data(value_len, np.int64),
                         _data(key_len, np.int64))
 
@@ -165,22 +166,22 @@ def scan(ptrs, err, rkt, partition, offset, value_len, key_len) -> None:
 def copy(ptrs, rows, key, out, sep, null_as) -> int:
     """The values (keys) of the messages at ``rows`` one after another into ``out``, ``null_as``
     for a NULL one, a newline between two with ``sep``; the bytes written."""
-    return _compiled()["copy"](_data(ptrs, np.uint64), _data(rows, np.int64), len(rows), int(bool(key)),
+    return compiled()["copy"](_data(ptrs, np.uint64), _data(rows, np.int64), len(rows), int(bool(key)),
                                _data(out, np.uint8), int(bool(sep)), _data(null_as, np.uint8), len(null_as))
 
 
 def timestamps(ptrs, rows, fn, ts, kind) -> None:
     """``fn`` (``rd_kafka_message_timestamp``) of the messages at ``rows``: times and types."""
-    _compiled()["timestamps"](_data(ptrs, np.uint64), _data(rows, np.int64), len(rows), fn,
+    compiled()["timestamps"](_data(ptrs, np.uint64), _data(rows, np.int64), len(rows), fn,
                               _data(ts, np.int64), _data(kind, np.int32))
 
 
 def leader_epochs(ptrs, rows, fn, out) -> None:
     """``fn`` (``rd_kafka_message_leader_epoch``) of the messages at ``rows``."""
-    _compiled()["leader_epochs"](_data(ptrs, np.uint64), _data(rows, np.int64), len(rows), fn,
+    compiled()["leader_epochs"](_data(ptrs, np.uint64), _data(rows, np.int64), len(rows), fn,
                                  _data(out, np.int32))
 
 
 def destroy(ptrs, fn) -> None:
     """``fn`` (``rd_kafka_message_destroy``) of every message."""
-    _compiled()["destroy"](_data(ptrs, np.uint64), len(ptrs), fn)
+    compiled()["destroy"](_data(ptrs, np.uint64), len(ptrs), fn)
