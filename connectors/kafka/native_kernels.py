@@ -23,15 +23,16 @@ from connectors.kafka.rdkafka_abi import MESSAGE
 
 _F = {name: MESSAGE.fields[name][1] for name in MESSAGE.names}  # byte offsets of the fields
 
-def _loop(signature: str, body: str, rows: bool = True) -> str:
+
+def _loop(signature: str, body: str, rows: bool = True, prelude: str = "") -> str:
     """A function that runs ``body`` for ``%j`` from 0 to ``%n`` - 1 with ``%m``, the message
-    at ``ptrs[rows[j]]`` (``ptrs[j]`` without ``rows``)."""
+    at ``ptrs[rows[j]]`` (``ptrs[j]`` without ``rows``), after ``prelude`` once."""
     index = ("  %pr = getelementptr i64, ptr %rows, i64 %j\n  %row = load i64, ptr %pr\n" if rows else
              "  %row = add i64 %j, 0\n")
     return f"""
 define void {signature} {{
 entry:
-  %none = icmp sle i64 %n, 0
+{prelude}  %none = icmp sle i64 %n, 0
   br i1 %none, label %done, label %loop
 loop:
   %j = phi i64 [0, %entry], [%j1, %loop]
@@ -67,8 +68,8 @@ IR = "declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)\n" + _loop(
     rows=False) + _loop(
     "@timestamps(ptr %ptrs, ptr %rows, i64 %n, ptr %fn, ptr %ts, ptr %kind)",
     "  %t = call i64 %fn(ptr %m, ptr %tmp)\n  %dt = getelementptr i64, ptr %ts, i64 %j\n  store i64 %t, ptr %dt\n"
-    "  %k = load i32, ptr %tmp\n  %dk = getelementptr i32, ptr %kind, i64 %j\n  store i32 %k, ptr %dk\n"
-).replace("entry:\n", "entry:\n  %tmp = alloca i32\n", 1) + _loop(
+    "  %k = load i32, ptr %tmp\n  %dk = getelementptr i32, ptr %kind, i64 %j\n  store i32 %k, ptr %dk\n",
+    prelude="  %tmp = alloca i32\n") + _loop(
     "@leader_epochs(ptr %ptrs, ptr %rows, i64 %n, ptr %fn, ptr %out)",
     "  %e = call i32 %fn(ptr %m)\n  %de = getelementptr i32, ptr %out, i64 %j\n  store i32 %e, ptr %de\n") + _loop(
     "@destroy(ptr %ptrs, i64 %n, ptr %fn)", "  call void %fn(ptr %m)\n", rows=False) + f"""
