@@ -167,9 +167,10 @@ def get_spark(conf: Optional[dict[str, str]] = None):
     py4j_cache.install()  # every epoch builds its plans anew: fewer JVM round trips for that
     _quiet_accumulator_server(spark.sparkContext)
     from sqlengine.runtime import warmup
+    skipped = warmup.skip_data_source_lookup(spark)
     if warmup.AT_START and warmup.enabled(spark):
-        warmup.start(spark)  # which looks up the Python data sources too
-    else:
+        warmup.start(spark)  # which looks up the Python data sources too, unless skipped
+    elif not skipped:
         warmup.look_up_data_sources(spark)
     if not ours:  # a JVM we did not start logs where it was told; keep it quiet
         spark.sparkContext.setLogLevel("ERROR")

@@ -11,6 +11,7 @@ import textwrap
 
 from sqlengine.runtime import warmup
 
+LOOKUP = "pyspark.sql.worker.lookup_data_sources"
 MODULES = ["pyspark.sql.worker.create_data_source", "pyspark.sql.worker.plan_data_source_read", "pyspark.worker"]
 
 REPORT = textwrap.dedent("""
@@ -46,6 +47,9 @@ def test_a_new_session_starts_the_python_worker_daemons_before_any_query():
     got = _session()
     assert sorted(MODULES) == [m for m in got["daemons"] if m in MODULES], got
     assert got["workers"] >= 2, got  # forked workers left idle for reuse (local[2]: two tasks)
+    # Spark's lookup of pip-installed data sources never ran (warmup.skip_data_source_lookup),
+    # although the warm-up registered and read a Python data source
+    assert LOOKUP not in got["daemons"], got
 
 
 def test_switched_off_by_the_spark_conf():
