@@ -81,3 +81,30 @@ def test_the_session_jvm_uses_class_data_sharing(spark):
         assert "sharing" in spark.sparkContext._jvm.java.lang.System.getProperty("java.vm.info")
     else:
         assert f"-XX:ArchiveClassesAtExit={active.dump_to}" in args
+
+
+def test_one_process_at_a_time_dumps_an_archive(cache):
+    """A second process starting while the first one's JVM will dump runs without class-data
+    sharing (no second dump); once the first is gone, or has published, the next one dumps
+    or maps as usual."""
+    first = classdata.plan({})
+    assert first is not None and first.dump_to is not None
+    other = subprocess.run([sys.executable, "-c", "from sqlengine.runtime import classdata; "
+                            "print(classdata.plan({}))"], capture_output=True, text=True,
+                           env={**os.environ, "XDG_CACHE_HOME": str(cache.parent.parent)})
+    assert other.stdout.strip() == "None", other.stderr
+    assert classdata.finish_dump(_jvm_like(first.dump_to, 0), first.dump_to, first.archive)
+    assert not list(cache.glob("*.lock"))
+    assert classdata.plan({}).dump_to is None  # published: mapped
+
+
+def test_a_dump_claimed_by_a_dead_process_is_taken_over(cache):
+    data = classdata.plan({})
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True).stdout.strip()
+    lock = data.archive.with_suffix(".lock")
+    lock.write_text(dead)
+    again = subprocess.run([sys.executable, "-c", "from sqlengine.runtime import classdata; "
+                            "print(classdata.plan({}).dump_to)"], capture_output=True, text=True,
+                           env={**os.environ, "XDG_CACHE_HOME": str(cache.parent.parent)})
+    assert again.stdout.strip().endswith(".tmp"), again.stderr
