@@ -20,6 +20,10 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   .venv/bin/python -m pip install -q -e '.[test,notebook,bench]'  # bench: the benchmarks' charts (matplotlib)
   touch "$stamp"
 fi
+# Bytecode of our own packages (an editable install compiles nothing): Python only reads a
+# .pyc that matches its source, and a machine with PYTHONDONTWRITEBYTECODE set would
+# otherwise compile them again in every process (the CLI, each Python worker Spark starts).
+.venv/bin/python -m compileall -q -j 0 sqlengine connectors shell catalog >/dev/null
 # The driver JVM's class-data archive (sqlengine/runtime/classdata.py): made once per
 # machine, in the user's cache, so that every Spark start after it is seconds faster.
 .venv/bin/python -m sqlengine.api.classdata >/dev/null
