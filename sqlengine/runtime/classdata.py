@@ -20,7 +20,9 @@ One process at a time dumps an archive (``_claim``: a lock file naming its proce
 JVM writes it in its VM thread as it exits, ~20 s of CPU for the ~120-190 MB file on the
 development machine, so processes started while a first one runs (a test suite's CLI
 runs side by side, several jobs started at once) run without class-data sharing instead
-of each paying for a dump only the last of them keeps.
+of each paying for a dump only the last of them keeps. Archives not among the four used
+last and unused for a day are deleted (``_prune``): every new PySpark install (a fresh
+checkout's venv), JVM or class-path setting makes another of ~120-200 MB.
 
 Off when the driver's Java options choose class-data sharing themselves (e.g.
 ``-D spark.driver.extraJavaOptions=-Xshare:off``); only a JVM this process starts
@@ -130,10 +132,40 @@ def plan(conf: dict[str, str]) -> Optional[ClassData]:
     archive = folder / f"spark-{key}.jsa"
     _remove_orphans(folder, key)
     if archive.exists() and archive.stat().st_size >= _MIN_BYTES:
+        _used(archive)
+        _prune(folder)
         return ClassData(archive)
     if not _claim(_lock(archive)):
         return None  # another process's JVM is making it
     return ClassData(archive, folder / f"spark-{key}.{os.getpid()}.tmp")
+
+
+KEEP_ARCHIVES = 4
+KEEP_UNUSED_SECONDS = 24 * 3600
+
+
+def _used(archive: Path) -> None:
+    """Mark the archive as just used (its time), for ``_prune``."""
+    try:
+        os.utime(archive)
+    except OSError:
+        pass
+
+
+def _prune(folder: Path, keep: int = KEEP_ARCHIVES) -> None:
+    """Delete the archives not among the ``keep`` used last and unused for a day: each is
+    ~120-200 MB, and every new PySpark install, JVM or class-path setting makes another (a
+    JVM mapping a deleted one keeps its pages; one about to start without it starts without
+    class-data sharing)."""
+    def used_at(path: Path) -> float:
+        try:
+            return path.stat().st_mtime
+        except OSError:
+            return 0.0
+    archives = sorted(folder.glob("spark-*.jsa"), key=used_at, reverse=True)
+    for stale in archives[keep:]:
+        if time.time() - used_at(stale) > KEEP_UNUSED_SECONDS:
+            stale.unlink(missing_ok=True)
 
 
 def _lock(archive: Path) -> Path:
@@ -209,6 +241,8 @@ def finish_dump(proc: subprocess.Popen, dump_to: Path, archive: Path,
             return False
         if code == 0 and dump_to.exists() and dump_to.stat().st_size >= _MIN_BYTES:
             os.replace(dump_to, archive)
+            _used(archive)
+            _prune(archive.parent)
             return True
         dump_to.unlink(missing_ok=True)
         return False

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -108,3 +109,25 @@ def test_a_dump_claimed_by_a_dead_process_is_taken_over(cache):
                             "print(classdata.plan({}).dump_to)"], capture_output=True, text=True,
                            env={**os.environ, "XDG_CACHE_HOME": str(cache.parent.parent)})
     assert again.stdout.strip().endswith(".tmp"), again.stderr
+
+
+def test_only_the_archives_used_last_are_kept(cache):
+    """Every PySpark install, JVM or class-path setting makes an archive of its own
+    (~120-200 MB): starting with one keeps it and the others used last; of the rest, those
+    unused for a day go."""
+    data = classdata.plan({})
+    assert classdata.finish_dump(_jvm_like(data.dump_to, 0), data.dump_to, data.archive)
+    old = []
+    for i in range(6):
+        other = cache / f"spark-{i:016x}.jsa"
+        other.write_bytes(b"x")
+        os.utime(other, (1_000_000 + i, 1_000_000 + i))  # used long ago, the last one most recently
+        old.append(other)
+    recent = cache / "spark-recent.jsa"
+    recent.write_bytes(b"x")
+    os.utime(recent, (time.time() - 3600,) * 2)  # not among the last used, but within the day
+    old.append(recent)
+    os.utime(data.archive, (0, 0))  # ours too, before them all: using it makes it the newest
+    assert classdata.plan({}).archive == data.archive
+    kept = sorted(p.name for p in cache.glob("*.jsa"))
+    assert kept == sorted([data.archive.name, recent.name] + [p.name for p in old[-(classdata.KEEP_ARCHIVES - 1):-1]])
