@@ -157,14 +157,9 @@ def _prune(folder: Path, keep: int = KEEP_ARCHIVES) -> None:
     ~120-200 MB, and every new PySpark install, JVM or class-path setting makes another (a
     JVM mapping a deleted one keeps its pages; one about to start without it starts without
     class-data sharing)."""
-    def used_at(path: Path) -> float:
-        try:
-            return path.stat().st_mtime
-        except OSError:
-            return 0.0
-    archives = sorted(folder.glob("spark-*.jsa"), key=used_at, reverse=True)
+    archives = sorted(folder.glob("spark-*.jsa"), key=_age)
     for stale in archives[keep:]:
-        if time.time() - used_at(stale) > KEEP_UNUSED_SECONDS:
+        if _age(stale) > KEEP_UNUSED_SECONDS:
             stale.unlink(missing_ok=True)
 
 
@@ -195,6 +190,7 @@ def _claim(lock: Path) -> bool:
 
 
 def _age(path: Path) -> float:
+    """Seconds since the file was last written (an archive: last used, ``_used``)."""
     try:
         return time.time() - path.stat().st_mtime
     except OSError:
