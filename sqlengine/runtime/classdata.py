@@ -136,8 +136,15 @@ def plan(conf: dict[str, str]) -> Optional[ClassData]:
         _prune(folder)
         return ClassData(archive)
     if not _claim(_lock(archive)):
-        return None  # another process's JVM is making it
+        _log("class-data archive %s is being made by another process: this JVM starts without one", archive)
+        return None
+    _log("no class-data archive %s: this JVM makes one as it exits", archive)
     return ClassData(archive, folder / f"spark-{key}.{os.getpid()}.tmp")
+
+
+def _log(message: str, *args) -> None:
+    from sqlengine.logs import file_logger
+    file_logger().warning(message, *args)  # the level the log file keeps: a start without an archive is seconds slower
 
 
 KEEP_ARCHIVES = 4
