@@ -20,6 +20,7 @@ def _train() -> int:
     if ahead is None or ahead.dump_to is None:  # nothing to make: no JVM started
         print(f"[INFO] class-data archive: {ahead.archive if ahead else 'not used'}")
         return 0
+    ahead.release()  # only a look: the session's JVM below claims the dump itself
     session = Session(conf)
     spark = session.spark
     data = classdata.ACTIVE

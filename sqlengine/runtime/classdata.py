@@ -108,6 +108,10 @@ class ClassData:
         if self.dump_to is not None and proc is not None:
             atexit.register(finish_dump, proc, self.dump_to, self.archive)
 
+    def release(self) -> None:
+        """Not used for a JVM after all: another process may make the archive."""
+        _release(self.archive)
+
     def discard(self) -> None:
         """The JVM did not start with this archive: never use it again."""
         for path in (self.archive, self.dump_to):
