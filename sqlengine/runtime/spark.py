@@ -292,10 +292,14 @@ def _launch_gateway(merged: dict[str, str]) -> bool:
             else:
                 try:
                     gateway = launch(f"{merged[DRIVER_JAVA_OPTIONS]} {cds.java_option}")
-                except Exception:  # noqa: BLE001 - a broken archive: start without it
-                    cds.discard()
+                except Exception:  # noqa: BLE001 - a broken archive? start without it
+                    try:
+                        gateway = launch(merged[DRIVER_JAVA_OPTIONS])
+                    except Exception:  # not the archive (a bad master, say): keep it for the next start
+                        cds.release()
+                        raise
+                    cds.discard()  # it started without: the archive was the cause
                     cds = None
-                    gateway = launch(merged[DRIVER_JAVA_OPTIONS])
         except Exception as exc:  # JAVA_GATEWAY_EXITED: the reason is what the JVM printed
             raise _not_started(log, start) from exc
     if cds is not None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import textwrap
 import time
 
 import pytest
@@ -131,3 +132,46 @@ def test_only_the_archives_used_last_are_kept(cache):
     assert classdata.plan({}).archive == data.archive
     kept = sorted(p.name for p in cache.glob("*.jsa"))
     assert kept == sorted([data.archive.name, recent.name] + [p.name for p in old[-(classdata.KEEP_ARCHIVES - 1):-1]])
+
+
+LAUNCH = textwrap.dedent("""
+    import os, sys
+    import pyspark.java_gateway as jg
+    from pyspark import SparkContext
+    from sqlengine.runtime import classdata, spark as S
+    home = S.workers_spark_home()  # as _launch_gateway does before it plans
+    if home is not None:
+        os.environ["SPARK_HOME"] = str(home)
+    made = classdata.plan(S.driver_conf({}))
+    made.release()
+    made.archive.write_bytes(b"x" * (2 << 20))  # an archive made before, for this start's key
+    print(made.archive)
+    starts = []
+
+    def launch(conf, popen_kwargs=None):
+        options = conf.get("spark.driver.extraJavaOptions")
+        starts.append("SharedArchiveFile" in options)
+        if sys.argv[1] == "bad-master" or "SharedArchiveFile" in options:
+            raise RuntimeError("[JAVA_GATEWAY_EXITED] Java gateway process exited")
+        return object()
+    jg.launch_gateway = launch
+    SparkContext._ensure_initialized = classmethod(lambda cls, gateway=None: None)
+    try:
+        S._launch_gateway(S.driver_conf({}))
+        print("started", starts)
+    except Exception:
+        print("failed", starts)
+""")
+
+
+@pytest.mark.parametrize("case, archive_kept", [("bad-master", True), ("bad-archive", False)])
+def test_a_driver_that_does_not_start_deletes_the_archive_only_if_it_starts_without(cache, case, archive_kept):
+    """A JVM that fails to start with the archive is started again without it: only if that
+    one starts was the archive the cause (deleted); a bad setting that stops both starts
+    (``spark.master=bogus``) leaves it for the next run."""
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache.parent.parent)}
+    env.pop("PYSPARK_GATEWAY_PORT", None)
+    out = subprocess.run([sys.executable, "-c", LAUNCH, case], capture_output=True, text=True, env=env)
+    archive, result = out.stdout.strip().splitlines()[-2:]
+    assert result == ("failed [True, False]" if archive_kept else "started [True, False]"), out.stderr
+    assert os.path.exists(archive) == archive_kept
