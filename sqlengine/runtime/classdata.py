@@ -105,6 +105,8 @@ class ClassData:
         """The JVM is up; a dumping one is waited for when this process exits."""
         global ACTIVE
         ACTIVE = self
+        if self.dump_to is not None:
+            _log("no class-data archive %s: this JVM makes one as it exits", self.archive)
         if self.dump_to is not None and proc is not None:
             atexit.register(finish_dump, proc, self.dump_to, self.archive)
 
@@ -142,7 +144,6 @@ def plan(conf: dict[str, str]) -> Optional[ClassData]:
     if not _claim(_lock(archive)):
         _log("class-data archive %s is being made by another process: this JVM starts without one", archive)
         return None
-    _log("no class-data archive %s: this JVM makes one as it exits", archive)
     return ClassData(archive, folder / f"spark-{key}.{os.getpid()}.tmp")
 
 
