@@ -40,6 +40,7 @@ def test_failure_is_raised_to_the_reader():
 
 def test_backpressure_and_cancel():
     s = ResultStream(max_buffered=3)
+    s.started.set()  # as start_stream does once its query runs (cancel waits for that first)
     s.push([["+I", i] for i in range(3)])  # the buffer is full
     pushed = threading.Event()
     t = threading.Thread(target=lambda: (s.push([["+I", 9]]), pushed.set()))
