@@ -358,7 +358,7 @@ class EpochContext(BatchContext):
 
     def settle(self, *frames: DataFrame) -> None:
         """Materialize ``frames`` (persisted rows derived from all of the node's inputs)
-        if an input watermark is not known yet: their action is the pass over the epoch
+        while an input watermark is not known yet: their action is the pass over the epoch
         whose observed metrics hold it (``watermarks.LazyWatermark``)."""
         lazy = [leaf for c in self.node.children if not isinstance(self.run.wm[c], int)
                 for leaf in self.run.wm[c].leaves() if not leaf.known]
@@ -368,6 +368,11 @@ class EpochContext(BatchContext):
             metrics = counted._jdf.queryExecution().observedMetrics()
             for leaf in lazy:
                 leaf.found(metrics)
+            if all(leaf.known for leaf in lazy):
+                # The frames left are persisted too: the first action that reads them fills
+                # their cache; a pass of their own here would be one more Spark job an epoch
+                # (both sides of a join over one source hold the same watermark).
+                break
 
     # -- nothing to do ---------------------------------------------------------------
     def idle(self, inputs: Sequence[Lowered], on_watermark: bool) -> bool:
