@@ -95,7 +95,9 @@ def test_every_job_of_a_streaming_query_is_in_its_job_group(spark, tmp_path, bid
     tracker = spark.sparkContext.statusTracker()
     ungrouped = set(tracker.getJobIdsForGroup(None))
     changes = run(spark, tmp_path, ddl, q, "streaming", 12)
-    assert set(tracker.getJobIdsForGroup(None)) == ungrouped
+    # Spark's status store keeps the last spark.ui.retainedJobs jobs: old ungrouped jobs may
+    # be forgotten while the query runs, so the check is that no new one appeared.
+    assert set(tracker.getJobIdsForGroup(None)) - ungrouped == set()
     counts = Counter(r["bidder"] for r in rows)
     top = {b: max(r["price"] for r in rows if r["bidder"] == b) for b in counts}
     expected = Counter()

@@ -206,6 +206,28 @@ def test_the_reader_leaves_out_values_no_operator_reads():
     assert plain.narrow(decoded, True) is decoded
 
 
+def test_unread_strings_are_not_read_and_unread_typed_values_still_checked():
+    """An unread STRING value is left out of Arrow's reading: Flink's JSON decoding never
+    fails on a string field (a number or an object is taken as its JSON text), so a batch
+    holding such a value is decoded here, its unread strings NULL. Every other unread
+    value is still read and checked: Flink 2.3's Kafka source fails on a bad value in a
+    field the query does not read (benchmarks/README.md), so such a batch goes to Spark."""
+    row = T.ROW([("id", T.BIGINT()), ("name", T.STRING()), ("tag", T.STRING())])
+    fields = wire_fields([("i", T.INT()), ("r", row), ("s", T.STRING())])
+    d = Decoder(json.dumps(fields), None, json.dumps([["s"], ["r", "name"], ["r", "id"]]))
+    assert [f.name for f in d.read_schema] == ["i", "r"] and [f.name for f in d.read_schema.field("r").type] == ["id", "tag"]
+    got = d.decode([b'{"i": 1, "s": 12, "r": {"id": 7, "name": {"a": [1]}, "tag": "x"}}',
+                    b'{"i": 2, "s": "y", "r": null}'])
+    assert got.type == d.type
+    assert got.to_pylist() == [{"i": 1, "r": {"id": 7, "name": None, "tag": "x"}, "s": None, CORRUPT: None},
+                               {"i": 2, "r": None, "s": None, CORRUPT: None}]
+    # An unread BIGINT that is not one, or a ROW that is not an object: Spark reads the batch.
+    assert d.decode([b'{"i": 1, "r": {"id": "seven"}}']).to_pylist() == [None]
+    assert d.decode([b'{"i": 1, "r": 5}']).to_pylist() == [None]
+    # A read STRING is read as before: a number there is Spark's to read.
+    assert d.decode([b'{"i": 1, "r": {"tag": 3}}']).to_pylist() == [None]
+
+
 def test_the_reader_parses_timestamps_as_spark_converts_them(spark):
     """``_timestamps`` (the reader's parsing of a covered batch's TIMESTAMPs) gives the
     instant json.py's conversion gives for every text TS_SAFE takes: random dates of
