@@ -19,6 +19,7 @@ state: ids, paths and the checkpoint's files are the runtime's business.
 """
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
@@ -362,17 +363,16 @@ class EpochContext(BatchContext):
         whose observed metrics hold it (``watermarks.LazyWatermark``)."""
         lazy = [leaf for c in self.node.children if not isinstance(self.run.wm[c], int)
                 for leaf in self.run.wm[c].leaves() if not leaf.known]
-        for df in frames if lazy else ():
-            counted = df.groupBy().count()
-            counted.collect()
-            metrics = counted._jdf.queryExecution().observedMetrics()
-            for leaf in lazy:
-                leaf.found(metrics)
-            if all(leaf.known for leaf in lazy):
-                # The frames left are persisted too: the first action that reads them fills
-                # their cache; a pass of their own here would be one more Spark job an epoch
-                # (both sides of a join over one source hold the same watermark).
-                break
+        if not lazy or not frames:
+            return
+        # One action over all the frames (a union of their counts): the frames of a join's
+        # two sources fill their caches in one Spark job, their scans side by side, rather
+        # than one job each in turn.
+        counted = functools.reduce(DataFrame.unionAll, [df.groupBy().count() for df in frames])
+        counted.collect()
+        metrics = counted._jdf.queryExecution().observedMetrics()
+        for leaf in lazy:
+            leaf.found(metrics)
 
     # -- nothing to do ---------------------------------------------------------------
     def idle(self, inputs: Sequence[Lowered], on_watermark: bool) -> bool:

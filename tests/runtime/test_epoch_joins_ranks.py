@@ -193,3 +193,25 @@ def test_windows_of_a_slower_input_wait(spark, tmp_path, tables):
     waited = [v for side in tables_of["WindowJoin"] for v in tmp_path.glob(f"ckpt/select-*/state/*-WindowJoin/{side}/e=*")
               if spark.read.parquet(str(v)).count() > 0]
     assert waited, "no fired window waited for the slower input"
+
+
+def test_a_two_source_join_learns_its_watermarks_in_one_spark_job(spark, tmp_path, tables, monkeypatch):
+    """An event-time join over two sources whose watermarks are not known yet when the
+    epoch starts reads them from one action over both sides' rows (a union of their counts,
+    ``EpochContext.settle``), not one Spark job per side."""
+    from sqlengine.runtime.context import EpochContext
+    sc = spark.sparkContext
+    tracker, real, calls = sc.statusTracker(), EpochContext.settle, []
+
+    def settle(self, *frames):
+        group = sc.getLocalProperty("spark.jobGroup.id")
+        before = set(tracker.getJobIdsForGroup(group))
+        real(self, *frames)
+        calls.append((len(frames), len(set(tracker.getJobIdsForGroup(group)) - before)))
+    monkeypatch.setattr(EpochContext, "settle", settle)
+    q = """SELECT o.oid, o.amount * r.rate FROM orders AS o
+           JOIN rates FOR SYSTEM_TIME AS OF o.ot AS r ON o.cid = r.cid"""
+    changes, streamed, batch = run_both(spark, tmp_path, tables, q)
+    assert streamed == batch and len(batch) > 3
+    counted = [jobs for n, jobs in calls if n == 2 and jobs]
+    assert len(counted) >= 2 and set(counted) == {1}, calls
