@@ -223,10 +223,11 @@ def test_encode_floating_point_like_java(spark):
 
 def test_encode_strings_escaped_like_jackson(spark):
     cols = [("s", T.STRING())]
-    rows = [("plain",), ('q"uote',), ("back\\slash",), ("tab\tnl\ncr\r",), ("ctl\x01\x1f",), ("é/ü€",), ("",)]
+    rows = [("plain",), ('q"uote',), ("back\\slash",), ("tab\tnl\ncr\r",), ("ctl\x01\x1f",), ("é/ü€",), ("",),
+            ("[]]",), ("😀]",)]  # the JSON's brackets are cut from its bytes: a string's own stay
     assert encode_lines(spark, rows, cols) == [
         '{"s":"plain"}', '{"s":"q\\"uote"}', '{"s":"back\\\\slash"}', '{"s":"tab\\tnl\\ncr\\r"}',
-        '{"s":"ctl\\u0001\\u001F"}', '{"s":"é/ü€"}', '{"s":""}']
+        '{"s":"ctl\\u0001\\u001F"}', '{"s":"é/ü€"}', '{"s":""}', '{"s":"[]]"}', '{"s":"😀]"}']
 
 
 def test_encode_nested_and_null_containers(spark):
