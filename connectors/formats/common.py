@@ -148,16 +148,28 @@ def decimal_text(value: Column, scale: int, plain: bool) -> Column:
     plain unless the adjusted exponent is below -6 (then ``1.20E-7``, only possible
     for scale >= 7). Stripping keeps the adjusted exponent, so a plain text stays
     plain except for integers ending in zeros, which Java prints as ``6.4E+2``.
-    The common cases cost a cast and two trims; regexes run only for the rare ones.
+    The common cases cost a cast, a few ``endswith`` and a cut of the text's bytes; regexes
+    run only for the rare ones. (``rtrim(text, '0')`` walks the text and allocates two int
+    arrays per value, Spark's ``UTF8String.trimRight(trimString)``: 6% of the JVM's samples
+    in Nexmark's q1; 1.0 s against 0.65 s, the cast alone 0.55 s, for 4M DECIMAL(23, 3).)
     """
     text = value.cast("string")
-    stripped = F.rtrim(F.rtrim(text, F.lit("0")), F.lit(".")) if scale > 0 else text
+    stripped = _strip_fraction_zeros(text, scale) if scale > 0 else text
     out = stripped
     if not plain:
         out = F.when(stripped.endswith("0"), _integer_sci(stripped)).otherwise(stripped)
     if scale >= 7:
         out = F.when(F.instr(text, "E") > 0, _small_decimal(text, plain)).otherwise(out)
     return F.when(value == 0, F.lit("0")).otherwise(out)
+
+
+def _strip_fraction_zeros(text: Column, scale: int) -> Column:
+    """``12.340`` -> ``12.34``, ``12.000`` -> ``12``: a plain text with ``scale`` fraction
+    digits loses its trailing zeros (and the point with all of them)."""
+    cut = F.coalesce(*[F.when(text.endswith("0" * k), F.lit(k + (k == scale))) for k in range(scale, 0, -1)],
+                     F.lit(0))
+    data = text.cast("binary")
+    return F.substring(data, 1, F.octet_length(data) - cut).cast("string")
 
 
 def _integer_sci(text: Column) -> Column:
