@@ -168,8 +168,15 @@ def _strip_fraction_zeros(text: Column, scale: int) -> Column:
     digits loses its trailing zeros (and the point with all of them)."""
     cut = F.coalesce(*[F.when(text.endswith("0" * k), F.lit(k + (k == scale))) for k in range(scale, 0, -1)],
                      F.lit(0))
+    return cut_bytes(text, 0, cut)
+
+
+def cut_bytes(text: Column, head: int, tail) -> Column:
+    """``text`` without its first ``head`` and last ``tail`` bytes (ASCII characters, so the
+    cut never splits one): a byte substring copies, where a character ``substring`` counts
+    the characters and ``rtrim(text, chars)`` walks and allocates per value."""
     data = text.cast("binary")
-    return F.substring(data, 1, F.octet_length(data) - cut).cast("string")
+    return F.substring(data, head + 1, F.octet_length(data) - (tail + head)).cast("string")
 
 
 def _integer_sci(text: Column) -> Column:
