@@ -264,8 +264,20 @@ _JAVA_ONLY = ("key.deserializer", "value.deserializer", "key.serializer", "value
               "register.consumer.metrics")
 
 
+# librdkafka's defaults that this engine changes (a user's ``properties.*`` still win).
+# ``enable.sparse.connections``: by default a client connects to a broker only once a request
+# needs it, one connection after another; the clients here live for one task (an epoch's
+# transactional producer and its marker consumer, a read task's consumer), so that wait is
+# paid every epoch: on a one-broker cluster a producer's init + one transaction took a median
+# of 62-74 ms and 500 ms more in 20-30% of starts (librdkafka's PID timer, when the
+# coordinator's connection came up late), a consumer's ``committed`` 56-59 ms; connecting to
+# every broker at once, 9-14 ms with no 500 ms stall in 200, and 4-5 ms (benchmarks/README.md,
+# "Kafka clients that connect at once").
+CLIENT_DEFAULTS = {"enable.sparse.connections": "false"}
+
+
 def _client_config(props: dict[str, str]) -> dict[str, str]:
-    out = {}
+    out = dict(CLIENT_DEFAULTS)
     for k, v in props.items():
         if k in _JAVA_ONLY:
             continue

@@ -67,6 +67,14 @@ def producer_config(options: dict) -> dict:
     return conf
 
 
+def marker_config(conf: dict, group: str) -> dict:
+    """The consumer that reads an exactly-once task's marker (its group's committed offset)."""
+    out = {k: v for k, v in conf.items()
+           if k.startswith(("bootstrap.", "security.", "sasl.", "ssl.", "client.", "enable.sparse."))}
+    out.update({"group.id": group, "enable.auto.commit": False, "isolation.level": "read_committed", "logger": log})
+    return out
+
+
 def transactional_id(prefix: str, sink_id: str, task: int) -> str:
     return f"{prefix}-{sink_id[:12]}-{task}"
 
@@ -121,10 +129,7 @@ class KafkaBatchWriter(DataSourceArrowWriter):
         from confluent_kafka import Consumer, TopicPartition
         prefix, sink, query = self.options["txn_prefix"], self.options["sink_id"], self.options["query_id"]
         producer.init_transactions(self.timeout)
-        marker_conf = {k: v for k, v in conf.items()
-                       if k.startswith(("bootstrap.", "security.", "sasl.", "ssl.", "client."))}
-        marker_conf.update({"group.id": marker_group(prefix, sink, query, task), "enable.auto.commit": False,
-                            "isolation.level": "read_committed", "logger": log})
+        marker_conf = marker_config(conf, marker_group(prefix, sink, query, task))
         consumer = Consumer(marker_conf)
         try:
             mark = TopicPartition(self.topic, 0)

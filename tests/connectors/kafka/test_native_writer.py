@@ -85,3 +85,25 @@ def test_native_transactions(kafka_bootstrap):
     with pytest.raises(native.NativeError, match="Kafka transaction could not begin"):
         p.begin_transaction()  # before init_transactions: librdkafka's state error, by name
     p.close()
+
+
+def test_clients_connect_to_every_broker_at_once_unless_the_table_says_otherwise():
+    """librdkafka's sparse connections cost every epoch's short-lived clients a wait per
+    connection (and a transactional producer's init 500 ms in a fifth of starts:
+    connectors/kafka/options.py, ``CLIENT_DEFAULTS``): the producer, its marker consumer and
+    the readers' consumers are made with ``enable.sparse.connections`` off; a table's
+    ``properties.enable.sparse.connections`` wins."""
+    from connectors.base import Options
+    from connectors.kafka.options import parse
+    from connectors.kafka.reader import client
+    from connectors.kafka.writer import marker_config
+    from sqlengine.types import INT
+
+    base = {"connector": "kafka", "topic": "t", "properties.bootstrap.servers": "localhost:9092", "format": "json"}
+    for props, want in (({}, "false"), ({"properties.enable.sparse.connections": "true"}, "true")):
+        k = parse(Options("kafka", {**base, **props}), [("a", INT())])
+        options = {"client_secret_config": json.dumps(k.client)}
+        producer = producer_config(options)
+        assert producer["enable.sparse.connections"] == want
+        assert marker_config(producer, "g")["enable.sparse.connections"] == want
+        assert client(options)["enable.sparse.connections"] == want
