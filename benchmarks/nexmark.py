@@ -413,12 +413,14 @@ def summarize(events: int, results: dict, sides: list[str]) -> tuple[str, list[d
         ratio = s["events_s"] / b["events_s"] if s and b else None
         if ratio:
             ratios.append(ratio)
-        f = lambda x, k, fmt: (fmt.format(x[k]) if x else "failed")  # noqa: E731
+        # "-": the side was not run (``--no-flink``); "failed": it ran and every round failed
+        f = lambda x, k, fmt, ran=True: (fmt.format(x[k]) if x else "failed" if ran else "-")  # noqa: E731
+        ran_flink = any(side in sides for side in ("flink", "flink-nexmark"))
         cfg = {"flink": "defaults", "flink-nexmark": "Nexmark's"}.get(row.get("flink_best", ""), "")
-        lines.append(f"| {row['query']} | {f(s, 'events_s', '{:,.0f}')} | {f(b, 'events_s', '{:,.0f}')} ({cfg}) | "
-                     f"{f'{ratio:.2f}x' if ratio else '-'} | {f(s, 'cpu', '{:.0f}')} | {f(b, 'cpu', '{:.0f}')} | "
-                     f"{f(s, 'rss_mb', '{:,.0f}')} / {f(s, 'pss_mb', '{:,.0f}')} | "
-                     f"{f(b, 'rss_mb', '{:,.0f}')} / {f(b, 'pss_mb', '{:,.0f}')} | {row['check']} |"
+        lines.append(f"| {row['query']} | {f(s, 'events_s', '{:,.0f}')} | {f(b, 'events_s', '{:,.0f}', ran_flink)}{f' ({cfg})' if cfg else ''} | "
+                     f"{f'{ratio:.2f}x' if ratio else '-'} | {f(s, 'cpu', '{:.0f}')} | "
+                     f"{f(b, 'cpu', '{:.0f}', ran_flink)} | {f(s, 'rss_mb', '{:,.0f}')} / {f(s, 'pss_mb', '{:,.0f}')} | "
+                     f"{f(b, 'rss_mb', '{:,.0f}', ran_flink)} / {f(b, 'pss_mb', '{:,.0f}', ran_flink)} | {row['check']} |"
                      + (f" {f(row.get('sqlengine-gen'), 'events_s', '{:,.0f}')} |" if gen else ""))
     if ratios:
         geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
