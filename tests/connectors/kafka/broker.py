@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import fcntl
+import logging
 import shutil
 import socket
 import subprocess
@@ -133,7 +134,12 @@ class Broker:
 
     def _wait_ready(self) -> None:
         from confluent_kafka.admin import AdminClient
-        admin = AdminClient({"bootstrap.servers": self.bootstrap})
+        # Its "Connection refused" lines until the broker listens are expected: not printed
+        # (a benchmark's terminal showed dozens of them).
+        quiet = logging.getLogger("tests.kafka.broker.ready")
+        quiet.addHandler(logging.NullHandler())
+        quiet.propagate = False
+        admin = AdminClient({"bootstrap.servers": self.bootstrap, "logger": quiet})
         deadline = time.monotonic() + START_SECONDS
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
