@@ -47,23 +47,27 @@ def kafka_bootstrap(tmp_path_factory):
         broker.stop()
 
 
-# The longest test files, first: under pytest-xdist (test.sh runs two workers, whole files
-# each) a long file that starts last keeps one worker busy while the other idles.
-LONGEST_FIRST = (  # by their time in a CI run, longest first (pytest-xdist hands whole files out in this order)
-    "tests/connectors/kafka/test_fault_matrix.py", "tests/e2e/test_cli_errors.py", "tests/runtime/test_epoch_aggregates.py",
-    "tests/runtime/test_epoch_joins_ranks.py", "tests/conformance/test_extra.py", "tests/runtime/test_restart.py",
-    "tests/conformance/test_conformance.py", "tests/connectors/kafka/test_standalone_cluster.py",
-    "tests/service/test_failover.py", "tests/connectors/kafka/test_outages.py", "tests/e2e/test_kill_restart.py",
-    "tests/service/test_rest_api.py",
-    "tests/e2e/test_rescale_restore.py", "tests/nexmark/test_nexmark_queries.py", "tests/match/test_match_sql.py", "tests/service/test_cluster.py",
-    "tests/connectors/kafka/test_kafka_connector.py", "tests/shell/test_cli_modes.py",
-    "tests/e2e/test_statement_set.py", "tests/binder/test_batch_rows.py",
-    "tests/functions/test_python_udf.py", "tests/connectors/nexmark/test_nexmark.py", "tests/e2e/test_cli.py",
-    "tests/e2e/test_shuffles.py", "tests/connectors/kafka/test_changelog_sources.py", "tests/shell/test_terminal.py",
-    "tests/runtime/test_hdfs_checkpoints.py", "tests/e2e/test_bad_input.py", "tests/service/test_sql_client.py",
+# The longest test files, first: under pytest-xdist (test.sh runs three workers, whole files
+# each) a long file that starts last keeps one worker busy while the others idle.
+LONGEST_FIRST = (  # by their time in a CI run (3 workers, 2026-12-03), longest first (pytest-xdist hands
+    # whole files out in this order); then the files that were long in earlier runs
+    "tests/runtime/test_epoch_aggregates.py", "tests/connectors/kafka/test_fault_matrix.py",
+    "tests/conformance/test_extra.py", "tests/runtime/test_epoch_joins_ranks.py",
+    "tests/conformance/test_conformance.py", "tests/connectors/kafka/test_kafka_connector.py",
+    "tests/e2e/test_rescale_restore.py", "tests/runtime/test_touched_keys.py", "tests/e2e/test_cli_errors.py",
+    "tests/connectors/kafka/test_standalone_cluster.py", "tests/service/test_failover.py",
+    "tests/nexmark/test_nexmark_queries.py", "tests/connectors/kafka/test_outages.py",
+    "tests/service/test_rest_api.py", "tests/match/test_match_sql.py", "tests/e2e/test_kill_restart.py",
+    "tests/functions/test_python_udaf.py", "tests/runtime/test_restart.py", "tests/service/test_cluster.py",
+    "tests/runtime/test_streaming_sort_limit.py", "tests/e2e/test_statement_set.py",
+    "tests/runtime/test_state_ttl.py", "tests/e2e/test_shuffles.py", "tests/shell/test_terminal.py",
+    "tests/service/test_openapi.py", "tests/service/test_sql_client.py", "tests/runtime/test_hdfs_checkpoints.py",
+    "tests/connectors/filesystem/test_filesystem_conformance_io.py",
+    "tests/connectors/kafka/test_changelog_sources.py", "tests/runtime/test_codegen_cache.py",
+    "tests/shell/test_cli_modes.py", "tests/binder/test_batch_rows.py", "tests/functions/test_python_udf.py",
+    "tests/connectors/nexmark/test_nexmark.py", "tests/e2e/test_cli.py", "tests/e2e/test_bad_input.py",
     "tests/e2e/test_stop_signal.py", "tests/notebook/test_notebook.py", "tests/runtime/test_result_stream.py",
-    "tests/connectors/filesystem/test_filesystem_conformance_io.py", "tests/e2e/test_changelog_print.py",
-    "tests/service/test_openapi.py", "tests/runtime/test_state_ttl.py", "tests/connectors/jdbc/test_jdbc_connector.py",
+    "tests/e2e/test_changelog_print.py", "tests/connectors/jdbc/test_jdbc_connector.py",
     "tests/runtime/test_savepoints.py", "tests/service/test_dashboard.py")
 
 
