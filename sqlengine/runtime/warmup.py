@@ -90,7 +90,11 @@ def run(spark) -> None:
     sc.setJobGroup(JOB_GROUP, "sqlengine: starting Python workers ahead of the first query")
     try:
         df = spark.read.format(SOURCE_NAME).option("tasks", str(tasks)).load()
-        got = df.mapInArrow(_same, "p int").count()
+        # An exchange between the read and ``mapInArrow``, as a query has between its
+        # source and its sink: in one stage each task would hold two workers at once
+        # (the read's and mapInArrow's), and the pool, reused first in first out, would
+        # keep twice the workers a query uses in rotation, each growing to a reader's size.
+        got = df.repartition(tasks).mapInArrow(_same, "p int").count()
         if got != tasks:
             log.warning("Python worker warm-up read %s rows, expected %s", got, tasks)
     finally:
