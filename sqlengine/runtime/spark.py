@@ -66,6 +66,14 @@ _DEFAULTS = {
     # round trips each) for Spark's error context; our errors name the SQL instead.
     "spark.python.sql.dataFrameDebugging.enabled": "false",
     "spark.python.worker.reuse": "true",
+    # glibc gives each thread that allocates an arena of its own (up to 8 per core) and keeps
+    # what is freed in it: a Python worker's librdkafka threads (a Kafka reader's consumer, a
+    # writer's producer) left memory retained in each. Two arenas per worker process (as
+    # Hadoop's YARN caps its containers' with MALLOC_ARENA_MAX): Nexmark's q0 peaked at 1,766
+    # MB RSS over the process tree instead of 1,873 at 4M events, 2,198 instead of 2,291 at
+    # 10M, in the same time (benchmarks/README.md). Python workers (and a cluster's executors)
+    # start with the executors' environment; the driver JVM keeps its own.
+    "spark.executorEnv.MALLOC_ARENA_MAX": "2",
     # Spark's unified memory (cached blocks and execution) is this share of the heap above
     # 300 MB; the rest holds everything else a task and the driver keep. At Spark's 0.6 a
     # local driver's 1 GB heap ran out with an epoch's cache at the limit: a block that

@@ -92,3 +92,19 @@ def test_an_epochs_cache_is_not_compressed(spark):
     assert ours > 4 * compressed, (ours, compressed)
     assert driver_conf({"spark.sql.inMemoryColumnarStorage.compressed": "true"})[
         "spark.sql.inMemoryColumnarStorage.compressed"] == "true"
+
+
+def test_python_workers_allocate_in_two_malloc_arenas(spark):
+    """runtime/spark.py: the Python workers run with ``MALLOC_ARENA_MAX=2`` (glibc keeps
+    freed memory per arena; a Kafka worker's librdkafka threads each took one), unless the
+    user sets it."""
+    import os
+
+    def env(batches):
+        import pyarrow as pa
+        for _ in batches:
+            yield pa.RecordBatch.from_pydict({"v": [os.environ.get("MALLOC_ARENA_MAX", "")]})
+    got = {r.v for r in spark.range(2, numPartitions=2).mapInArrow(env, "v string").collect()}
+    assert got == {"2"}
+    assert driver_conf({})["spark.executorEnv.MALLOC_ARENA_MAX"] == "2"
+    assert driver_conf({"spark.executorEnv.MALLOC_ARENA_MAX": "8"})["spark.executorEnv.MALLOC_ARENA_MAX"] == "8"
