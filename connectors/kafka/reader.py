@@ -237,10 +237,11 @@ def _native(options: dict, fields: list[str]) -> bool:
     return native.plain(json.loads(options["client_secret_config"])) and native.available()
 
 
-def read_ranges(options: dict, fields: list[str], part: Range) -> Iterator[pa.RecordBatch]:
+def read_ranges(options: dict, fields: list[str], part: Range,
+                fetch: Optional[dict] = None) -> Iterator[pa.RecordBatch]:
+    """``part``'s records as Arrow batches; ``fetch``: librdkafka settings over ``FETCH``."""
     timeout = float(options.get("timeout_s", "60"))
-    conf = {**FETCH, **json.loads(options.get("fetch") or "{}"), **client(options), "enable.auto.commit": False,
-            "enable.partition.eof": True,
+    conf = {**FETCH, **(fetch or {}), **client(options), "enable.auto.commit": False, "enable.partition.eof": True,
             "auto.offset.reset": "error"}  # records gone from the broker: an error, not a skip
     todo = {(t, p): (s, e) for t, p, s, e in part.ranges if e > s}
     fast = _decoder(options)
@@ -744,10 +745,10 @@ def kept_share(options: dict, fields: list[str], pos: dict[str, int], span: dict
     """The share of the offsets between ``pos`` and ``span`` whose rows the reader sends on
     (see SAMPLE_RECORDS); None if there is nothing to read."""
     ids = split_ids(span)
-    opts = {**options, "timeout_s": SAMPLE_TIMEOUT_S, "fetch": json.dumps(SAMPLE_FETCH), "native": "false"}
+    opts = {**options, "timeout_s": SAMPLE_TIMEOUT_S, "native": "false"}
     offsets = rows = 0
     for pieces in sample_pieces(pos, span):
-        rows += sum(b.num_rows for b in read_ranges(opts, fields, Range(pieces, ids)))
+        rows += sum(b.num_rows for b in read_ranges(opts, fields, Range(pieces, ids), SAMPLE_FETCH))
         offsets += sum(e - s for _, _, s, e in pieces)
     return rows / offsets if offsets else None
 
