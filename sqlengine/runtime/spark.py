@@ -74,6 +74,12 @@ _DEFAULTS = {
     # 10M, in the same time (benchmarks/README.md). Python workers (and a cluster's executors)
     # start with the executors' environment; the driver JVM keeps its own.
     "spark.executorEnv.MALLOC_ARENA_MAX": "2",
+    # Arrow's buffers in the Python workers come from glibc's malloc (in those two arenas),
+    # not from the mimalloc pool pyarrow 2x uses by default, which kept freed pages of each
+    # batch decoded and sent: Nexmark's q1 at 4M events peaked at 1,747-1,753 MB RSS over the
+    # process tree instead of 1,849-1,884 (PSS 1,364 against 1,465-1,490), in the same time or
+    # less (30.3-31.8 s against 31.1-34.2; benchmarks/README.md).
+    "spark.executorEnv.ARROW_DEFAULT_MEMORY_POOL": "system",
     # Spark's unified memory (cached blocks and execution) is this share of the heap above
     # 300 MB; the rest holds everything else a task and the driver keep. At Spark's 0.6 a
     # local driver's 1 GB heap ran out with an epoch's cache at the limit: a block that

@@ -108,3 +108,18 @@ def test_python_workers_allocate_in_two_malloc_arenas(spark):
     assert got == {"2"}
     assert driver_conf({})["spark.executorEnv.MALLOC_ARENA_MAX"] == "2"
     assert driver_conf({"spark.executorEnv.MALLOC_ARENA_MAX": "8"})["spark.executorEnv.MALLOC_ARENA_MAX"] == "8"
+
+
+def test_python_workers_take_arrows_buffers_from_malloc(spark):
+    """runtime/spark.py: Arrow in the Python workers allocates from the system allocator
+    (``ARROW_DEFAULT_MEMORY_POOL=system``), not pyarrow's default (mimalloc) pool, which held on to the
+    pages of freed batches; a user's setting wins."""
+    def pool(batches):
+        import pyarrow as pa
+        for _ in batches:
+            yield pa.RecordBatch.from_pydict({"v": [pa.default_memory_pool().backend_name]})
+    got = {r.v for r in spark.range(2, numPartitions=2).mapInArrow(pool, "v string").collect()}
+    assert got == {"system"}
+    assert driver_conf({})["spark.executorEnv.ARROW_DEFAULT_MEMORY_POOL"] == "system"
+    mine = driver_conf({"spark.executorEnv.ARROW_DEFAULT_MEMORY_POOL": "mimalloc"})
+    assert mine["spark.executorEnv.ARROW_DEFAULT_MEMORY_POOL"] == "mimalloc"
