@@ -32,6 +32,15 @@ def varying(value: int, anchor: Column) -> Column:
     return F.element_at(F.when(anchor % F.lit(2) == F.lit(2), other).otherwise(one), 1)
 
 
+def unanchored(value: int) -> Column:
+    """``varying`` where no column of the rows is at hand, or every one is a constant (a
+    processing-time attribute is ``current_timestamp()``, which Spark writes into each job's
+    code as a literal, and a remainder of it folds like one): anchored on the task's
+    partition id, never NULL. ``spark_partition_id`` is nondeterministic to Spark, so a
+    filter on the value stays where it is written."""
+    return varying(value, F.spark_partition_id())
+
+
 def above(x: Column, value: int) -> Column:
     """``x > value``, ``value`` outside the generated code (``x`` anchors it)."""
     return x > varying(value, x)

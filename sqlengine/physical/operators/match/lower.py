@@ -26,7 +26,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as ST
 
-from sqlengine.functions.varying import above, varying
+from sqlengine.functions.varying import above, unanchored, varying
 from sqlengine.hidden import TASK, Lowered
 from sqlengine.hidden import fcol as col
 from sqlengine.physical.operators.match.matcher import Completed, Matcher, Runs
@@ -108,7 +108,7 @@ def prepare(ctx: BatchContext, node: P.Match, child: DataFrame, lay: Layout, epo
     ts = F.unix_millis(tcol) if node.input.schema[t].type.root.startswith("TIMESTAMP") else \
         F.unix_date(tcol).cast("long") * 86400000
     if proctime(node) and isinstance(ctx, EpochContext):
-        ts = varying(ctx.now_ms, F.unix_millis(tcol))
+        ts = unanchored(ctx.now_ms)  # the time column is a constant (current_timestamp)
     return child.select(*[col(k) for k in node.partition_keys], F.lit(0).alias(KIND), ts.alias(TS),
                         *[col(k.index).alias(o) for k, o in zip(node.order_keys[1:], lay.order)],
                         varying(epoch, ts).alias(EP), F.monotonically_increasing_id().alias(ARR),
