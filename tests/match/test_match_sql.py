@@ -112,3 +112,30 @@ def test_one_partition_per_pass_gives_the_same_answer(spark, tmp_path, query):
     _, _, whole = run_both(spark, tmp_path / "whole", DDL.format(path=path), QUERIES[query], lines_per_epoch=1000)
     assert len(whole) >= 3
     assert streaming == batch == whole
+
+
+def _compiled(spark) -> int:
+    return spark.sparkContext._jvm.org.apache.spark.metrics.source.CodegenMetrics.METRIC_COMPILATION_TIME().getCount()
+
+
+def test_a_match_over_processing_time_takes_rows_as_they_come(spark, tmp_path):
+    """ORDER BY a PROCTIME() attribute: each key's rows in the order they arrive, over
+    epochs of 20 lines (the epoch's time stamps them, outside the generated code: a second
+    run, later, compiles no class of its own)."""
+    rows = [{"k": f"k{i % 2}", "v": (i // 2) % 3} for i in range(60)]
+    path = write_jsonl(tmp_path / "rows.jsonl", rows)
+    query = """SELECT * FROM w MATCH_RECOGNIZE (PARTITION BY k ORDER BY p
+               MEASURES A.v AS av, B.v AS bv ONE ROW PER MATCH AFTER MATCH SKIP PAST LAST ROW
+               PATTERN (A B) DEFINE A AS A.v = 1, B AS B.v = 2)"""
+    compiled = []
+    for run in range(2):
+        s = _session(spark, tmp_path / f"run{run}", "streaming", lines=20)
+        s.execute_sql(f"CREATE TABLE r (k STRING, v INT) WITH ('connector' = 'filesystem', 'path' = '{path}', "
+                      "'format' = 'json')")
+        s.execute_sql("CREATE VIEW w AS SELECT *, PROCTIME() AS p FROM r")
+        before = _compiled(spark)
+        out = s.execute_sql(query).collect()
+        compiled.append(_compiled(spark) - before)
+        # each key's values run 0, 1, 2, 0, 1, 2, ...: ten (1, 2) pairs per key
+        assert sorted(tuple(r) for r in out) == sorted([("+I", "k0", 1, 2)] * 10 + [("+I", "k1", 1, 2)] * 10)
+    assert compiled[1] == 0, compiled
