@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from tests.runtime.changelog_util import run_both, write_jsonl
+from tests.runtime.changelog_util import compiled_classes, run_both, write_jsonl
 
 DDL = """CREATE TABLE ticker (symbol STRING, price INT, tax INT, rowtime TIMESTAMP(3),
   WATERMARK FOR rowtime AS rowtime - INTERVAL '1' SECOND)
@@ -114,10 +114,6 @@ def test_one_partition_per_pass_gives_the_same_answer(spark, tmp_path, query):
     assert streaming == batch == whole
 
 
-def _compiled(spark) -> int:
-    return spark.sparkContext._jvm.org.apache.spark.metrics.source.CodegenMetrics.METRIC_COMPILATION_TIME().getCount()
-
-
 def test_a_match_over_processing_time_takes_rows_as_they_come(spark, tmp_path):
     """ORDER BY a PROCTIME() attribute: each key's rows in the order they arrive, over
     epochs of 20 lines (the epoch's time stamps them, outside the generated code: a second
@@ -133,9 +129,9 @@ def test_a_match_over_processing_time_takes_rows_as_they_come(spark, tmp_path):
         s.execute_sql(f"CREATE TABLE r (k STRING, v INT) WITH ('connector' = 'filesystem', 'path' = '{path}', "
                       "'format' = 'json')")
         s.execute_sql("CREATE VIEW w AS SELECT *, PROCTIME() AS p FROM r")
-        before = _compiled(spark)
+        before = compiled_classes(spark)
         out = s.execute_sql(query).collect()
-        compiled.append(_compiled(spark) - before)
+        compiled.append(compiled_classes(spark) - before)
         # each key's values run 0, 1, 2, 0, 1, 2, ...: ten (1, 2) pairs per key
         assert sorted(tuple(r) for r in out) == sorted([("+I", "k0", 1, 2)] * 10 + [("+I", "k1", 1, 2)] * 10)
     assert compiled[1] == 0, compiled

@@ -48,3 +48,8 @@ def run(spark, tmp_path: Path, ddl: str, query: str, mode: str, lines_per_epoch:
         if stmt.strip():
             s.execute_sql(stmt)
     return s.execute_sql(query).collect()
+
+
+def compiled_classes(spark) -> int:
+    """How many classes Spark has generated and compiled so far (Janino, ``CodegenMetrics``)."""
+    return spark.sparkContext._jvm.org.apache.spark.metrics.source.CodegenMetrics.METRIC_COMPILATION_TIME().getCount()

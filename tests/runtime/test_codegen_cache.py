@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 
-from tests.runtime.changelog_util import materialize, run, write_jsonl
+from tests.runtime.changelog_util import compiled_classes, materialize, run, write_jsonl
 
 # A join under two levels of aggregation under a Top-N: a stateful job's epoch of many
 # stages, projections and cached frames (Nexmark's q4 has this shape).
@@ -15,10 +15,6 @@ QUERY = """SELECT * FROM (SELECT tier, total, n, ROW_NUMBER() OVER (PARTITION BY
       SELECT c.tier, o.cid, SUM(o.amount) AS spent, MAX(o.amount) AS top
       FROM orders AS o LEFT JOIN customers AS c ON o.cid = c.cid GROUP BY c.tier, o.cid)
     GROUP BY tier)) WHERE rn <= 2"""
-
-
-def _compiled(spark) -> int:
-    return spark.sparkContext._jvm.org.apache.spark.metrics.source.CodegenMetrics.METRIC_COMPILATION_TIME().getCount()
 
 
 def _tables(folder, seed: int) -> str:
@@ -38,9 +34,9 @@ def test_a_jobs_epochs_compile_their_classes_once(spark, tmp_path):
     for seed in (1, 2):
         folder = tmp_path / f"run{seed}"
         ddl = _tables(folder / "in", seed)
-        before = _compiled(spark)
+        before = compiled_classes(spark)
         rows = list(materialize(run(spark, folder, ddl, QUERY, "streaming", lines_per_epoch=40)))
-        compiled.append(_compiled(spark) - before)
+        compiled.append(compiled_classes(spark) - before)
         assert {r[0] for r in rows} == {"gold", "basic", None} and all(r[3] <= 2 for r in rows)
     # The first run's classes outnumber Spark's default cache (the test means something)...
     assert compiled[0] > 100, compiled

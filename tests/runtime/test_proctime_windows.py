@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from datetime import datetime, timedelta, timezone
 
-from tests.runtime.changelog_util import write_jsonl
+from tests.runtime.changelog_util import compiled_classes, write_jsonl
 
 
 def test_a_tumble_over_proctime_counts_every_row_once(spark, tmp_path):
@@ -31,10 +31,6 @@ def test_a_tumble_over_proctime_counts_every_row_once(spark, tmp_path):
         assert before - 20 <= start.replace(tzinfo=timezone.utc).timestamp() <= after + 10
 
 
-def _compiled(spark) -> int:
-    return spark.sparkContext._jvm.org.apache.spark.metrics.source.CodegenMetrics.METRIC_COMPILATION_TIME().getCount()
-
-
 def test_a_later_run_in_other_windows_compiles_no_class_of_its_own(spark, tmp_path):
     """window_aggregate/epoch.py: the rows' processing time (Spark's ``current_timestamp()``,
     a literal in each job's code) is the epoch's time outside the generated code, so a run
@@ -51,11 +47,11 @@ def test_a_later_run_in_other_windows_compiles_no_class_of_its_own(spark, tmp_pa
         s.execute_sql(f"""CREATE TABLE r (k STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
                           WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = 'json')""")
         s.execute_sql("CREATE VIEW v AS SELECT *, PROCTIME() AS p_time FROM r")
-        before = _compiled(spark)
+        before = compiled_classes(spark)
         out = s.execute_sql("""SELECT k, COUNT(*) AS n, window_start, window_end
                                FROM TABLE(TUMBLE(TABLE v, DESCRIPTOR(p_time), INTERVAL '1' SECOND))
                                GROUP BY k, window_start, window_end""").collect()
-        runs.append(_compiled(spark) - before)
+        runs.append(compiled_classes(spark) - before)
         assert sum(r[2] for r in out) == 60 and {r[1] for r in out} == {"k0", "k1", "k2"}
         starts.append({r[3] for r in out})
     assert starts[0].isdisjoint(starts[1])

@@ -9,12 +9,8 @@ import pytest
 from pyspark.sql import functions as F
 
 from sqlengine.functions.varying import varying
-from tests.runtime.changelog_util import write_jsonl
+from tests.runtime.changelog_util import compiled_classes, write_jsonl
 from tests.runtime.window_job import output, session, submit, window_script
-
-
-def _compiled(spark) -> int:
-    return spark.sparkContext._jvm.org.apache.spark.metrics.source.CodegenMetrics.METRIC_COMPILATION_TIME().getCount()
 
 
 @pytest.fixture(scope="module")
@@ -36,11 +32,11 @@ def test_a_varying_value_is_compiled_once_and_answers_as_the_literal(spark, time
     the second and third values compile nothing, where each literal compiles its own."""
     assert _run(times, lambda t: varying(0, F.col(anchor))) == _run(times, lambda t: F.lit(0))
     for value in (100 + (anchor == "v"), 500 + (anchor == "v")):
-        before = _compiled(spark)
+        before = compiled_classes(spark)
         got = _run(times, lambda t: varying(value, F.col(anchor)))
-        assert _compiled(spark) == before, "a new value compiled a class"
+        assert compiled_classes(spark) == before, "a new value compiled a class"
         assert got == _run(times, lambda t: F.lit(value))
-        assert _compiled(spark) > before, "the literal (the control) compiles its own classes"
+        assert compiled_classes(spark) > before, "the literal (the control) compiles its own classes"
 
 
 def test_the_optimizer_keeps_it_a_lookup_not_a_literal(spark, times):
@@ -62,9 +58,9 @@ def test_a_job_over_other_times_compiles_no_class_of_its_own(spark, tmp_path):
         folder = tmp_path / f"day{day}"
         _bids(folder / "in" / "bids.jsonl", day)
         sess = session(spark, folder, f"varying-{day}", per_epoch=20)
-        before = _compiled(spark)
+        before = compiled_classes(spark)
         submit(sess, window_script(folder, "out")).wait()
-        runs.append(_compiled(spark) - before)
+        runs.append(compiled_classes(spark) - before)
         rows = output(folder / "out")
         assert sum(json.loads(r)["n"] * k for r, k in rows.items()) == 120
         assert {json.loads(r)["window_start"][:10] for r in rows} == {f"2024-01-{day:02d}"}

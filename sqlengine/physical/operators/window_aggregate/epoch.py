@@ -11,10 +11,10 @@ the open sessions wait, each with its partial aggregates (``_merged_sessions``).
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
-
-from dataclasses import replace
 
 from sqlengine.functions.varying import above, at_most, unanchored
 from sqlengine.hidden import TASK, Lowered, fcol, fcols
